@@ -1,0 +1,19 @@
+// Package barrier owns checkpoint storage and bookkeeping: the BlobStore that
+// checkpoint files live in, the checkpoint metadata format, the shared-state
+// registry that reference-counts files shared between incremental
+// checkpoints, the retention policy that decides which completed checkpoints
+// are kept, and restore planning onto a new parallelism.
+//
+// The pieces here are pure state machines and plain functions with all I/O
+// behind the BlobStore interface, in the etcd raft style: the coordinator and
+// uploader actors decode messages and call these methods, and every rule is
+// unit-testable without actors.
+//
+// The rules follow Flink's incremental checkpoints: a checkpoint references
+// (by placeholder) only files that a completed checkpoint registered; a
+// re-upload of a confirmed file is discarded in favour of the confirmed copy;
+// an unconfirmed file replaced by different content is dropped; aborting a
+// checkpoint releases only its own references; and every transition reports
+// exactly which blobs nothing retained or pending refers to any more, so
+// nothing is lost and nothing leaks.
+package barrier
