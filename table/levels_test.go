@@ -41,7 +41,7 @@ func TestLevelsLevel0Order(t *testing.T) {
 	c := testFile("c", 0, "k", "k", 1, 3, 9)
 	c.CreationTimeMs = ms(100) // same seqs as b, later creation: after b
 	d := testFile("d", 0, "k", "k", 1, 3, 9)
-	d.CreationTimeMs = ms(100) // same as c but name sorts after
+	d.CreationTimeMs = ms(100)                // same as c but name sorts after
 	e := testFile("e", 0, "k", "k", 1, 0, 12) // newest max seq first
 	f := testFile("f", 0, "k", "k", 1, 0, 1)
 	l, err := NewLevels(bytes.Compare, []DataFileMeta{f, d, a, c, e, b}, 3)
