@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io"
 	"io/fs"
+	"strings"
 )
 
 // BlobStore is where checkpoints live: a flat namespace of immutable blobs
@@ -60,6 +61,4 @@ func ValidBlobName(name string) error {
 // element may start with it.
 const TempPrefix = ".tmp"
 
-func hasTempPrefix(s string) bool {
-	return len(s) >= len(TempPrefix) && s[:len(TempPrefix)] == TempPrefix
-}
+func hasTempPrefix(s string) bool { return strings.HasPrefix(s, TempPrefix) }

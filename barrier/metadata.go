@@ -1,0 +1,88 @@
+package barrier
+
+import "github.com/lakestate/lakestate/keygroup"
+
+// Metadata describes one completed checkpoint or savepoint: everything a
+// restore needs to find every state file, and nothing about how the job got
+// there. It is written once, after every subtask acknowledged, as the
+// checkpoint's commit point: a checkpoint without readable metadata did not
+// complete.
+type Metadata struct {
+	ID   CheckpointID `json:"id"`
+	Kind Kind         `json:"kind"`
+	// TimestampMillis is the trigger time the coordinator's clock gave, in
+	// milliseconds since the Unix epoch.
+	TimestampMillis int64           `json:"timestamp_ms"`
+	JobID           string          `json:"job_id"`
+	Operators       []OperatorState `json:"operators"`
+}
+
+// OperatorState is the state of one operator, all of its subtasks.
+type OperatorState struct {
+	// ID is the operator's stable identity across job versions.
+	ID             string `json:"id"`
+	Name           string `json:"name,omitempty"`
+	Parallelism    int    `json:"parallelism"`
+	MaxParallelism int    `json:"max_parallelism"`
+	// Subtasks holds one entry per subtask, indexed by subtask index.
+	Subtasks []SubtaskState `json:"subtasks"`
+}
+
+// SubtaskState is what one subtask acknowledged for a checkpoint.
+type SubtaskState struct {
+	Index     int            `json:"index"`
+	KeyGroups keygroup.Range `json:"key_groups"`
+	// Backend names the store kind that wrote the tables: "paimon",
+	// "memory" or "pebble".
+	Backend string `json:"backend"`
+	// BackendID names the lineage of the subtask's files. Shared-file keys
+	// are scoped by it, so a store that does not continue this lineage
+	// exactly (a fresh start or a rescale) must use a new BackendID, or its
+	// new files would be taken for this lineage's files of the same name.
+	BackendID string       `json:"backend_id"`
+	Tables    []TableState `json:"tables"`
+	// Extras is opaque per-subtask state outside the tables (source offsets,
+	// sink transactions, operator watermarks), keyed by its owner.
+	Extras map[string][]byte `json:"extras,omitempty"`
+}
+
+// TableState is one state table of a subtask at the snapshot the checkpoint
+// captured.
+type TableState struct {
+	Name       string    `json:"name"`
+	SnapshotID int64     `json:"snapshot_id"`
+	Files      []FileRef `json:"files"`
+}
+
+// FileRef is one file of a table and the blob holding its content.
+type FileRef struct {
+	// Path is relative to the table directory.
+	Path string `json:"path"`
+	Size int64  `json:"size"`
+	Blob string `json:"blob"`
+	// Uploaded is true when this checkpoint uploaded Blob, false when it
+	// references a blob an earlier checkpoint uploaded. In an
+	// acknowledgement, false marks a placeholder: its Blob is resolved by
+	// the shared-state registry.
+	Uploaded bool `json:"uploaded"`
+}
+
+// Operator returns the state of the operator with the given id.
+func (m *Metadata) Operator(id string) (*OperatorState, bool) {
+	for i := range m.Operators {
+		if m.Operators[i].ID == id {
+			return &m.Operators[i], true
+		}
+	}
+	return nil, false
+}
+
+// Files calls fn for every file of the subtask with the shared-file key it
+// is registered under.
+func (s *SubtaskState) Files(fn func(FileKey, FileRef)) {
+	for _, t := range s.Tables {
+		for _, f := range t.Files {
+			fn(FileKey{Backend: s.BackendID, Table: t.Name, Path: f.Path}, f)
+		}
+	}
+}
