@@ -13,6 +13,7 @@ type Executor interface {
 	// Submit runs work later and sends its return value to replyTo, with no sender. Submit does
 	// not wait for the work. The work must not touch actor state: it gets what it needs from
 	// the closure and returns a message (typically a struct carrying a result and an error).
+	// A panic in work is a bug and is not recovered, in the real system as in a simulation.
 	Submit(replyTo *actor.PID, work func() any)
 }
 

@@ -6,6 +6,7 @@ import (
 	"io"
 	"math/rand/v2"
 	"sync"
+	"sync/atomic"
 	"time"
 )
 
@@ -55,8 +56,9 @@ type Sim struct {
 	trace     traceHash
 	sinceScan int
 
-	errMu sync.Mutex
-	err   error
+	failed atomic.Bool // set with err; lets the driver check for failure without the lock
+	errMu  sync.Mutex
+	err    error
 }
 
 // NewSim builds a simulated system owned by the calling goroutine.
@@ -102,6 +104,9 @@ func (s *Sim) TraceHash() uint64 { return s.trace.sum }
 
 // Err is the error that failed the simulation (a guard violation), if any.
 func (s *Sim) Err() error {
+	if !s.failed.Load() {
+		return nil
+	}
 	s.errMu.Lock()
 	defer s.errMu.Unlock()
 	return s.err
@@ -114,6 +119,7 @@ func (s *Sim) fail(err error) {
 	defer s.errMu.Unlock()
 	if s.err == nil {
 		s.err = err
+		s.failed.Store(true)
 	}
 }
 
@@ -123,7 +129,32 @@ func (s *Sim) Step() (bool, error) {
 		return false, err
 	}
 	defer s.guard.exit()
-	return s.step(noHorizon)
+	ran, err := s.step(noHorizon)
+	if !ran && err == nil {
+		err = s.scanForEscapes()
+	}
+	return ran, err
+}
+
+// Run runs up to n steps, fewer if the simulation goes idle, and returns how many ran.
+func (s *Sim) Run(n int) (int, error) {
+	if err := s.guard.enter(); err != nil {
+		return 0, err
+	}
+	defer s.guard.exit()
+	for i := range n {
+		ran, err := s.step(noHorizon)
+		if !ran {
+			if err == nil {
+				err = s.scanForEscapes()
+			}
+			return i, err
+		}
+		if err != nil {
+			return i + 1, err
+		}
+	}
+	return n, nil
 }
 
 // RunUntil runs steps until cond holds. cond is checked before every step. It fails if the
@@ -196,7 +227,7 @@ const noHorizon = time.Duration(-1)
 
 // scanEvery is how many steps may pass between two scans of the process registry for actors
 // that escaped the simulation.
-const scanEvery = 4096
+const scanEvery = 1 << 16
 
 // step picks and runs one runnable step. When nothing is runnable it advances virtual time to the
 // next timer, but not beyond horizon (unless horizon is noHorizon).

@@ -63,11 +63,12 @@ func (ponger) Receive(ctx actor.Context) {
 	}
 }
 
-// runPingPong runs a workload to completion and returns its trace hash and the order in which
-// pingers finished.
-func runPingPong(t *testing.T, seed uint64) (uint64, string) {
+// runPingPong runs a workload to completion and returns its trace hash, the order in which
+// pingers finished and the trace text.
+func runPingPong(t *testing.T, seed uint64) (uint64, string, string) {
 	t.Helper()
-	sim := NewSim(SimOptions{Options: Options{Seed: seed}})
+	var trace strings.Builder
+	sim := NewSim(SimOptions{Options: Options{Seed: seed}, Trace: &trace})
 	sys := sim.System()
 	probe := mustProbe(t, sys, "probe")
 	pong := mustSpawn(t, sys, "ponger", func() actor.Actor { return ponger{} })
@@ -88,15 +89,18 @@ func runPingPong(t *testing.T, seed uint64) (uint64, string) {
 	if err := sim.RunUntilIdle(); err != nil {
 		t.Fatal(err)
 	}
-	return sim.TraceHash(), strings.Join(order, ",")
+	return sim.TraceHash(), strings.Join(order, ","), trace.String()
 }
 
 func TestSimSameSeedSameTrace(t *testing.T) {
 	for seed := uint64(1); seed <= 3; seed++ {
-		h1, o1 := runPingPong(t, seed)
-		h2, o2 := runPingPong(t, seed)
-		if h1 != h2 || o1 != o2 {
+		h1, o1, trace1 := runPingPong(t, seed)
+		h2, o2, trace2 := runPingPong(t, seed)
+		if h1 != h2 || o1 != o2 || trace1 != trace2 {
 			t.Fatalf("seed %d: runs differ: %x %s vs %x %s", seed, h1, o1, h2, o2)
+		}
+		if !strings.Contains(trace1, "actors.ping pinger-0#3") {
+			t.Fatalf("trace lacks the Traceable detail of the last ping:\n%s", trace1)
 		}
 	}
 }
@@ -105,7 +109,7 @@ func TestSimSeedsExploreInterleavings(t *testing.T) {
 	hashes := map[uint64]bool{}
 	const seeds = 12
 	for seed := uint64(1); seed <= seeds; seed++ {
-		h, _ := runPingPong(t, seed)
+		h, _, _ := runPingPong(t, seed)
 		hashes[h] = true
 	}
 	if len(hashes) < seeds-1 {
@@ -493,5 +497,35 @@ func TestSimCrashNotifiesParentOutsideTheGroup(t *testing.T) {
 	}
 	if !term.Who.Equal(worker) {
 		t.Fatalf("parent was told about %v, want %v", term.Who, worker)
+	}
+}
+
+func TestSimRunAndStepCountSteps(t *testing.T) {
+	sim := NewSim(SimOptions{Options: Options{Seed: 4}})
+	sys := sim.System()
+	probe := mustProbe(t, sys, "probe")
+	pid := mustSpawn(t, sys, "chain", func() actor.Actor { return &chain{probe: probe.PID(), count: 10} })
+	sys.Send(pid, link{n: 0})
+	ran, err := sim.Run(3)
+	if err != nil || ran != 3 || sim.Steps() != 3 {
+		t.Fatalf("Run(3) ran %d steps (total %d), err %v", ran, sim.Steps(), err)
+	}
+	ran, err = sim.Run(1000)
+	if err != nil || ran >= 1000 || probe.Len() != 1 {
+		t.Fatalf("Run(1000) ran %d steps, probe has %d messages, err %v; want it to stop when idle", ran, probe.Len(), err)
+	}
+	if ok, err := sim.Step(); ok || err != nil {
+		t.Fatalf("Step on an idle simulation: %v, %v", ok, err)
+	}
+}
+
+func TestSimStepLimit(t *testing.T) {
+	sim := NewSim(SimOptions{Options: Options{Seed: 4}, MaxSteps: 20})
+	sys := sim.System()
+	probe := mustProbe(t, sys, "probe")
+	pid := mustSpawn(t, sys, "chain", func() actor.Actor { return &chain{probe: probe.PID(), count: 100} })
+	sys.Send(pid, link{n: 0})
+	if err := sim.RunUntilIdle(); !errors.Is(err, ErrStepLimit) {
+		t.Fatalf("got %v, want ErrStepLimit", err)
 	}
 }
