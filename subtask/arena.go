@@ -1,0 +1,55 @@
+package subtask
+
+// arena holds a state's buffered keys: an index from encoded key to a slot,
+// with freed slots reused so a key costs one allocation (its string) per
+// interval and a lookup by scratch bytes allocates nothing.
+type arena[S any] struct {
+	index map[string]int32
+	keys  []string // "" marks a free slot (no encoded key is empty)
+	slots []S
+	free  []int32
+}
+
+func newArena[S any]() arena[S] { return arena[S]{index: map[string]int32{}} }
+
+func (a *arena[S]) lookup(enc []byte) (int32, bool) {
+	at, ok := a.index[string(enc)]
+	return at, ok
+}
+
+// add inserts a key that the arena does not hold, with a zero slot.
+func (a *arena[S]) add(key string) int32 {
+	var at int32
+	if n := len(a.free); n > 0 {
+		at, a.free = a.free[n-1], a.free[:n-1]
+		a.keys[at] = key
+	} else {
+		at = int32(len(a.slots))
+		a.slots = append(a.slots, *new(S))
+		a.keys = append(a.keys, key)
+	}
+	a.index[key] = at
+	return at
+}
+
+// drop frees a slot; dropping a free slot does nothing.
+func (a *arena[S]) drop(at int32) {
+	if a.keys[at] == "" {
+		return
+	}
+	delete(a.index, a.keys[at])
+	a.keys[at] = ""
+	var zero S
+	a.slots[at] = zero
+	a.free = append(a.free, at)
+}
+
+func (a *arena[S]) live(at int32) bool { return a.keys[at] != "" }
+
+func (a *arena[S]) reset() {
+	clear(a.index)
+	clear(a.slots)
+	a.slots = a.slots[:0]
+	a.keys = a.keys[:0]
+	a.free = a.free[:0]
+}

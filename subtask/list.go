@@ -1,0 +1,272 @@
+package subtask
+
+import (
+	"fmt"
+	"slices"
+	"strings"
+
+	"github.com/lakestate/lakestate/table"
+)
+
+// ListState keeps an ordered list of rows per key, stored one row per
+// position under PK [kg, key, ord]. A flush writes the positions that differ
+// from the committed list and tombstones positions past the new end, so the
+// order (top-N tie order, say) survives a restore exactly. With a TTL every
+// element carries the time of the Put that wrote it and expires on read on its
+// own.
+//
+// Lists handed to Put become the state's; lists GetBatch returns must not be
+// modified.
+type ListState struct {
+	store  *Store
+	l      *layout
+	t      committedTable
+	buf    arena[listSlot]
+	clean  []int32
+	nDirty int
+
+	enc    []byte
+	misses []valueMiss
+	probe  []string
+	found  []listImage
+}
+
+type listSlot struct {
+	elems []Row
+	ts    []int64 // per element; nil without a TTL
+	image listImage
+	known bool
+	dirty bool
+}
+
+// listImage is a list as the table holds it.
+type listImage struct {
+	elems []Row
+	ts    []int64
+}
+
+func newListState(s *Store, l *layout, t committedTable) *ListState {
+	return &ListState{store: s, l: l, t: t, buf: newArena[listSlot]()}
+}
+
+func (ls *ListState) layout() *layout       { return ls.l }
+func (ls *ListState) table() committedTable { return ls.t }
+func (ls *ListState) buffered() int         { return ls.nDirty }
+
+// Name is the state's name.
+func (ls *ListState) Name() string { return ls.l.Name }
+
+// GetBatch returns the list of every key (empty when absent), reading the keys
+// the buffer lacks from the committed table with one prefix probe. The result
+// reuses out's storage; lists stay readable until the batch ends.
+func (ls *ListState) GetBatch(keys []Key, out [][]Row) ([][]Row, error) {
+	out = slices.Grow(out[:0], len(keys))[:len(keys)]
+	ls.misses = ls.misses[:0]
+	for i, k := range keys {
+		ls.enc = ls.l.AppendKey(ls.enc[:0], k)
+		if at, ok := ls.buf.lookup(ls.enc); ok {
+			ls.pruneExpired(at)
+			out[i] = ls.buf.slots[at].elems
+			continue
+		}
+		ls.misses = append(ls.misses, valueMiss{key: string(ls.enc), idx: i})
+	}
+	if len(ls.misses) == 0 {
+		return out, nil
+	}
+	slices.SortFunc(ls.misses, func(a, b valueMiss) int { return strings.Compare(a.key, b.key) })
+	ls.probe = distinctKeys(ls.probe[:0], ls.misses)
+	if err := ls.readImages(ls.probe); err != nil {
+		return nil, err
+	}
+	j, at := -1, int32(-1)
+	for i, m := range ls.misses {
+		if i == 0 || m.key != ls.misses[i-1].key {
+			j++
+			at = ls.buf.add(m.key)
+			slot := &ls.buf.slots[at]
+			slot.image, slot.known = ls.found[j], true
+			slot.elems, slot.ts = slot.image.elems, slot.image.ts
+			ls.clean = append(ls.clean, at)
+			ls.pruneExpired(at)
+		}
+		out[m.idx] = ls.buf.slots[at].elems
+	}
+	return out, nil
+}
+
+func distinctKeys(dst []string, misses []valueMiss) []string {
+	for i, m := range misses {
+		if i == 0 || m.key != misses[i-1].key {
+			dst = append(dst, m.key)
+		}
+	}
+	return dst
+}
+
+// readImages reads the committed lists of sorted, distinct prefixes into
+// ls.found.
+func (ls *ListState) readImages(prefixes []string) error {
+	ls.found = slices.Grow(ls.found[:0], len(prefixes))[:len(prefixes)]
+	clear(ls.found)
+	ls.store.countProbe(len(prefixes))
+	var bad error
+	err := ls.t.scanPrefixes(prefixes, func(i int, e entry) {
+		img := &ls.found[i]
+		ord, _, err := decodeKeyDatum(e.key[len(prefixes[i]):], table.BigInt())
+		if err == nil && ord.Int() != int64(len(img.elems)) {
+			err = fmt.Errorf("position %d where %d was due", ord.Int(), len(img.elems))
+		}
+		if err != nil && bad == nil {
+			bad = err
+		}
+		value, ts := splitVals(ls.l, e.vals)
+		img.elems = append(img.elems, value)
+		if ls.l.hasTTL() {
+			img.ts = append(img.ts, ts)
+		}
+	})
+	if err == nil {
+		err = bad
+	}
+	if err != nil {
+		return fmt.Errorf("state %q: read of %d lists: %w", ls.l.Name, len(prefixes), err)
+	}
+	return nil
+}
+
+// pruneExpired drops a slot's expired elements; the flush then rewrites the
+// list without them.
+func (ls *ListState) pruneExpired(at int32) {
+	slot := &ls.buf.slots[at]
+	if !ls.l.hasTTL() {
+		return
+	}
+	now := ls.store.now
+	keep := -1
+	for i, ts := range slot.ts {
+		if expired(ls.l, ts, now) {
+			keep = i
+			break
+		}
+	}
+	if keep < 0 {
+		return
+	}
+	elems := slices.Clone(slot.elems[:keep])
+	tss := slices.Clone(slot.ts[:keep])
+	for i := keep; i < len(slot.elems); i++ {
+		if !expired(ls.l, slot.ts[i], now) {
+			elems = append(elems, slot.elems[i])
+			tss = append(tss, slot.ts[i])
+		}
+	}
+	slot.elems, slot.ts = elems, tss
+	ls.markDirty(slot)
+}
+
+func (ls *ListState) markDirty(slot *listSlot) {
+	if !slot.dirty {
+		slot.dirty = true
+		ls.nDirty++
+	}
+}
+
+// Put replaces the list of a key; an empty list removes the key.
+func (ls *ListState) Put(k Key, elems []Row) {
+	for _, e := range elems {
+		if len(e) != len(ls.l.Value) {
+			panic(fmt.Sprintf("subtask: state %q: row has %d values, layout %d", ls.l.Name, len(e), len(ls.l.Value)))
+		}
+	}
+	var ts []int64
+	if ls.l.hasTTL() {
+		ts = make([]int64, len(elems))
+		for i := range ts {
+			ts[i] = ls.store.now
+		}
+	}
+	ls.set(k, elems, ts)
+}
+
+// Delete removes the list of a key.
+func (ls *ListState) Delete(k Key) { ls.set(k, nil, nil) }
+
+func (ls *ListState) set(k Key, elems []Row, ts []int64) {
+	ls.enc = ls.l.AppendKey(ls.enc[:0], k)
+	at, ok := ls.buf.lookup(ls.enc)
+	if !ok {
+		at = ls.buf.add(string(ls.enc))
+	}
+	slot := &ls.buf.slots[at]
+	slot.elems, slot.ts = elems, ts
+	ls.markDirty(slot)
+}
+
+func (ls *ListState) endBatch() {
+	for _, at := range ls.clean {
+		if ls.buf.live(at) && !ls.buf.slots[at].dirty {
+			ls.buf.drop(at)
+		}
+	}
+	ls.clean = ls.clean[:0]
+}
+
+func (ls *ListState) mutations() ([]mutation, error) {
+	// Lists written without a read this interval need their committed length.
+	var unknown []valueMiss
+	for i := range ls.buf.slots {
+		if ls.buf.live(int32(i)) && ls.buf.slots[i].dirty && !ls.buf.slots[i].known {
+			unknown = append(unknown, valueMiss{key: ls.buf.keys[i], idx: i})
+		}
+	}
+	if len(unknown) > 0 {
+		slices.SortFunc(unknown, func(a, b valueMiss) int { return strings.Compare(a.key, b.key) })
+		prefixes := distinctKeys(nil, unknown)
+		if err := ls.readImages(prefixes); err != nil {
+			return nil, err
+		}
+		for j, u := range unknown {
+			ls.buf.slots[u.idx].image, ls.buf.slots[u.idx].known = ls.found[j], true
+		}
+	}
+	var rows []mutation
+	var enc []byte
+	for i := range ls.buf.slots {
+		slot := &ls.buf.slots[i]
+		if !ls.buf.live(int32(i)) || !slot.dirty {
+			continue
+		}
+		prefix := ls.buf.keys[i]
+		key := func(ord int) string {
+			enc = appendKeyDatum(append(enc[:0], prefix...), table.BigInt(), Int(int64(ord)))
+			return string(enc)
+		}
+		for p, e := range slot.elems {
+			ts := elemTime(slot.ts, p)
+			img := slot.image
+			if p < len(img.elems) && elemTime(img.ts, p) == ts && img.elems[p].Equal(e) {
+				continue
+			}
+			rows = append(rows, mutation{key: key(p), vals: joinVals(ls.l, e, ts)})
+		}
+		for p := len(slot.elems); p < len(slot.image.elems); p++ {
+			rows = append(rows, mutation{key: key(p), delete: true})
+		}
+	}
+	sortMutations(rows)
+	return rows, nil
+}
+
+func elemTime(ts []int64, i int) int64 {
+	if ts == nil {
+		return noWriteTime
+	}
+	return ts[i]
+}
+
+func (ls *ListState) reset() {
+	ls.buf.reset()
+	ls.clean = ls.clean[:0]
+	ls.nDirty = 0
+}

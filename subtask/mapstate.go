@@ -1,0 +1,271 @@
+package subtask
+
+import (
+	"fmt"
+	"iter"
+	"slices"
+	"strings"
+)
+
+// MapState keeps entries per key under PK [kg, key, sub...]. GetBatch hands
+// out a [MapEntries] per key, the key's entries as the operator mutates them;
+// a flush writes only the entries that differ from the image read from the
+// table and tombstones the entries that vanished, so touching one entry of a
+// hot key writes one row and a change reverted within the interval writes
+// nothing. With a TTL every entry carries the time of its last Put and expires
+// on read on its own (tombstoned at the next flush).
+type MapState struct {
+	store  *Store
+	l      *layout
+	t      committedTable
+	buf    arena[*MapEntries]
+	clean  []int32
+	nDirty int
+
+	enc    []byte
+	misses []valueMiss
+	probe  []string
+}
+
+// MapEntries is the entries of one key, sorted by entry key. It is valid until
+// the batch ends, or, once written to, until the next flush; using it
+// afterwards panics. Rows passed to Put become the state's; rows it returns
+// must not be modified.
+type MapEntries struct {
+	m       *MapState
+	entries []mapEntry
+	image   []mapEntry // committed entries as read; immutable
+	dirty   bool
+	dropped bool
+}
+
+type mapEntry struct {
+	sub    string // encoded entry key, without the key prefix
+	subRow Row
+	value  Row
+	ts     int64
+}
+
+func newMapState(s *Store, l *layout, t committedTable) *MapState {
+	return &MapState{store: s, l: l, t: t, buf: newArena[*MapEntries]()}
+}
+
+func (m *MapState) layout() *layout       { return m.l }
+func (m *MapState) table() committedTable { return m.t }
+func (m *MapState) buffered() int         { return m.nDirty }
+
+// Name is the state's name.
+func (m *MapState) Name() string { return m.l.Name }
+
+// GetBatch returns the entries of every key, reading the keys the buffer lacks
+// from the committed table with one prefix probe. The result reuses out's
+// storage; repeated keys share one MapEntries.
+func (m *MapState) GetBatch(keys []Key, out []*MapEntries) ([]*MapEntries, error) {
+	out = slices.Grow(out[:0], len(keys))[:len(keys)]
+	m.misses = m.misses[:0]
+	for i, k := range keys {
+		m.enc = m.l.AppendKey(m.enc[:0], k)
+		if at, ok := m.buf.lookup(m.enc); ok {
+			me := m.buf.slots[at]
+			me.pruneExpired()
+			out[i] = me
+			continue
+		}
+		m.misses = append(m.misses, valueMiss{key: string(m.enc), idx: i})
+	}
+	if len(m.misses) == 0 {
+		return out, nil
+	}
+	slices.SortFunc(m.misses, func(a, b valueMiss) int { return strings.Compare(a.key, b.key) })
+	m.probe = distinctKeys(m.probe[:0], m.misses)
+	images := make([][]mapEntry, len(m.probe))
+	m.store.countProbe(len(m.probe))
+	var bad error
+	err := m.t.scanPrefixes(m.probe, func(i int, e entry) {
+		sub := e.key[len(m.probe[i]):]
+		subRow, err := m.l.decodeSub(e.key)
+		if err != nil && bad == nil {
+			bad = err
+		}
+		value, ts := splitVals(m.l, e.vals)
+		images[i] = append(images[i], mapEntry{sub: sub, subRow: subRow, value: value, ts: ts})
+	})
+	if err == nil {
+		err = bad
+	}
+	if err != nil {
+		return nil, fmt.Errorf("state %q: read of %d keys: %w", m.l.Name, len(m.probe), err)
+	}
+	j, at := -1, int32(-1)
+	for i, miss := range m.misses {
+		if i == 0 || miss.key != m.misses[i-1].key {
+			j++
+			at = m.buf.add(miss.key)
+			me := &MapEntries{m: m, image: images[j], entries: slices.Clone(images[j])}
+			m.buf.slots[at] = me
+			m.clean = append(m.clean, at)
+			me.pruneExpired()
+		}
+		out[miss.idx] = m.buf.slots[at]
+	}
+	return out, nil
+}
+
+func (me *MapEntries) check() {
+	if me.dropped {
+		panic(fmt.Sprintf("subtask: state %q: MapEntries used after its batch ended", me.m.l.Name))
+	}
+}
+
+func (me *MapEntries) markDirty() {
+	if !me.dirty {
+		me.dirty = true
+		me.m.nDirty++
+	}
+}
+
+func (me *MapEntries) pruneExpired() {
+	if !me.m.l.hasTTL() {
+		return
+	}
+	now := me.m.store.now
+	n := len(me.entries)
+	me.entries = slices.DeleteFunc(me.entries, func(e mapEntry) bool { return expired(me.m.l, e.ts, now) })
+	if len(me.entries) != n {
+		me.markDirty()
+	}
+}
+
+// find returns the position of an encoded entry key, and whether it is there.
+func (me *MapEntries) find(sub []byte) (int, bool) {
+	return slices.BinarySearchFunc(me.entries, sub, func(e mapEntry, s []byte) int {
+		return strings.Compare(e.sub, string(s))
+	})
+}
+
+func (me *MapEntries) encode(sub Row) []byte {
+	me.m.enc = me.m.l.appendSub(me.m.enc[:0], sub)
+	return me.m.enc
+}
+
+// Len is the number of entries.
+func (me *MapEntries) Len() int { me.check(); return len(me.entries) }
+
+// Get returns the value row of an entry.
+func (me *MapEntries) Get(sub Row) (Row, bool) {
+	me.check()
+	i, ok := me.find(me.encode(sub))
+	if !ok {
+		return nil, false
+	}
+	return me.entries[i].value, true
+}
+
+// Put sets the value row of an entry, stamping it with the current time.
+func (me *MapEntries) Put(sub, value Row) {
+	me.check()
+	if len(value) != len(me.m.l.Value) {
+		panic(fmt.Sprintf("subtask: state %q: row has %d values, layout %d", me.m.l.Name, len(value), len(me.m.l.Value)))
+	}
+	if value == nil {
+		value = Row{}
+	}
+	enc := me.encode(sub)
+	ts := noWriteTime
+	if me.m.l.hasTTL() {
+		ts = me.m.store.now
+	}
+	i, ok := me.find(enc)
+	if ok {
+		me.entries[i].value, me.entries[i].ts = value, ts
+	} else {
+		me.entries = slices.Insert(me.entries, i, mapEntry{sub: string(enc), subRow: sub, value: value, ts: ts})
+	}
+	me.markDirty()
+}
+
+// Delete removes an entry and reports whether it was there.
+func (me *MapEntries) Delete(sub Row) bool {
+	me.check()
+	i, ok := me.find(me.encode(sub))
+	if ok {
+		me.entries = slices.Delete(me.entries, i, i+1)
+		me.markDirty()
+	}
+	return ok
+}
+
+// Clear removes every entry.
+func (me *MapEntries) Clear() {
+	me.check()
+	if len(me.entries) > 0 {
+		me.entries = nil
+		me.markDirty()
+	}
+}
+
+// All yields (entry key, value row) in entry-key order. The map must not be
+// modified during the iteration.
+func (me *MapEntries) All() iter.Seq2[Row, Row] {
+	me.check()
+	return func(yield func(Row, Row) bool) {
+		for _, e := range me.entries {
+			if !yield(e.subRow, e.value) {
+				return
+			}
+		}
+	}
+}
+
+func (m *MapState) endBatch() {
+	for _, at := range m.clean {
+		if m.buf.live(at) && !m.buf.slots[at].dirty {
+			m.buf.slots[at].dropped = true
+			m.buf.drop(at)
+		}
+	}
+	m.clean = m.clean[:0]
+}
+
+// mutations diffs every written key against its image.
+func (m *MapState) mutations() ([]mutation, error) {
+	var rows []mutation
+	for i, me := range m.buf.slots {
+		if !m.buf.live(int32(i)) || !me.dirty {
+			continue
+		}
+		prefix := m.buf.keys[i]
+		upsert := func(e mapEntry) {
+			rows = append(rows, mutation{key: prefix + e.sub, vals: joinVals(m.l, e.value, e.ts)})
+		}
+		a, b := me.entries, me.image
+		for len(a) > 0 || len(b) > 0 {
+			switch {
+			case len(b) == 0 || (len(a) > 0 && a[0].sub < b[0].sub):
+				upsert(a[0])
+				a = a[1:]
+			case len(a) == 0 || b[0].sub < a[0].sub:
+				rows = append(rows, mutation{key: prefix + b[0].sub, delete: true})
+				b = b[1:]
+			default:
+				if a[0].ts != b[0].ts || !a[0].value.Equal(b[0].value) {
+					upsert(a[0])
+				}
+				a, b = a[1:], b[1:]
+			}
+		}
+	}
+	sortMutations(rows)
+	return rows, nil
+}
+
+func (m *MapState) reset() {
+	for i, me := range m.buf.slots {
+		if m.buf.live(int32(i)) {
+			me.dropped = true
+		}
+	}
+	m.buf.reset()
+	m.clean = m.clean[:0]
+	m.nDirty = 0
+}

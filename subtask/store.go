@@ -1,0 +1,257 @@
+package subtask
+
+import (
+	"fmt"
+	"math"
+	"slices"
+	"strings"
+)
+
+// Store is the keyed state of one operator subtask: the states the operator
+// registered, their write buffers and the backend holding what was committed.
+// A Store is not safe for concurrent use; its owner (the subtask's store actor)
+// serializes every call.
+type Store struct {
+	backend Backend
+	states  []state
+	byName  map[string]state
+	now     int64
+	// lastID is the newest checkpoint id flushed; a spill commits under it.
+	lastID int64
+	stats  Stats
+}
+
+// Stats counts a store's reads of its committed tables.
+type Stats struct {
+	// Probes counts point and prefix probes: at most one per GetBatch, plus the
+	// flush-time reads of lists written without being read.
+	Probes int64
+	// ProbedKeys counts the distinct keys those probes asked for.
+	ProbedKeys int64
+	// RangeReads counts the range reads of time-ordered states.
+	RangeReads int64
+}
+
+// Stats returns the read counters.
+func (s *Store) Stats() Stats { return s.stats }
+
+func (s *Store) countProbe(keys int) {
+	s.stats.Probes++
+	s.stats.ProbedKeys += int64(keys)
+}
+
+// state is what the store needs from every kind of state.
+type state interface {
+	layout() *layout
+	table() committedTable
+	// mutations returns the buffer's rows for a commit, sorted by key. It may
+	// read the committed table for images the buffer lacks.
+	mutations() ([]mutation, error)
+	// buffered is the number of keys with unflushed writes.
+	buffered() int
+	// endBatch drops what the last batch read and did not write.
+	endBatch()
+	// reset empties the buffer after a successful commit.
+	reset()
+}
+
+// NewStore returns an empty store over a backend.
+func NewStore(b Backend) *Store {
+	return &Store{backend: b, byName: map[string]state{}}
+}
+
+// SetNow sets the processing time, in epoch milliseconds, that TTL checks and
+// write timestamps use until the next call. Operators set it once per batch.
+func (s *Store) SetNow(millis int64) { s.now = millis }
+
+// Now is the processing time last set.
+func (s *Store) Now() int64 { return s.now }
+
+// Backend is the store's backend.
+func (s *Store) Backend() Backend { return s.backend }
+
+func (s *Store) register(in Layout, kind Kind) (*layout, committedTable, error) {
+	if in.Kind == 0 {
+		in.Kind = kind
+	}
+	if in.Kind != kind {
+		return nil, nil, fmt.Errorf("state %q: layout kind %s registered as %s", in.Name, in.Kind, kind)
+	}
+	l, err := newLayout(in)
+	if err != nil {
+		return nil, nil, err
+	}
+	if _, dup := s.byName[l.Name]; dup {
+		return nil, nil, fmt.Errorf("state %q registered twice", l.Name)
+	}
+	t, err := s.backend.open(l)
+	if err != nil {
+		return nil, nil, fmt.Errorf("state %q: %w", l.Name, err)
+	}
+	return l, t, nil
+}
+
+func (s *Store) add(st state) {
+	s.states = append(s.states, st)
+	s.byName[st.layout().Name] = st
+}
+
+// Value registers a value state: one row per key.
+func (s *Store) Value(l Layout) (*ValueState, error) {
+	lay, t, err := s.register(l, KindValue)
+	if err != nil {
+		return nil, err
+	}
+	v := newValueState(s, lay, t)
+	s.add(v)
+	return v, nil
+}
+
+// List registers a list state: an ordered list of rows per key.
+func (s *Store) List(l Layout) (*ListState, error) {
+	lay, t, err := s.register(l, KindList)
+	if err != nil {
+		return nil, err
+	}
+	v := newListState(s, lay, t)
+	s.add(v)
+	return v, nil
+}
+
+// Map registers a map state: entries per key, keyed by the Sub columns.
+func (s *Store) Map(l Layout) (*MapState, error) {
+	lay, t, err := s.register(l, KindMap)
+	if err != nil {
+		return nil, err
+	}
+	v := newMapState(s, lay, t)
+	s.add(v)
+	return v, nil
+}
+
+// Time registers a time-ordered state: rows per key ordered by (time, seq).
+func (s *Store) Time(l Layout) (*TimeState, error) {
+	lay, t, err := s.register(l, KindTime)
+	if err != nil {
+		return nil, err
+	}
+	v := newTimeState(s, lay, t)
+	s.add(v)
+	return v, nil
+}
+
+// EndBatch ends the current batch: rows read and not written are dropped (the
+// next read of their keys goes to the backend again), and handles into them
+// become invalid.
+func (s *Store) EndBatch() {
+	for _, st := range s.states {
+		st.endBatch()
+	}
+}
+
+// Buffered is the number of keys with unflushed writes, over every state.
+func (s *Store) Buffered() int {
+	n := 0
+	for _, st := range s.states {
+		n += st.buffered()
+	}
+	return n
+}
+
+// Flush is the sync-phase entry point of checkpoint id: it commits every
+// state's write buffer as one sorted batch per table (at most one row per
+// primary key), empties the buffers and returns the backend's checkpoint
+// artifacts. It implies EndBatch. On error the buffers are kept, so a later
+// Flush writes them again (commits are idempotent row-wise); the checkpoint
+// must fail.
+func (s *Store) Flush(id int64) (Checkpoint, error) {
+	if id < s.lastID {
+		return Checkpoint{}, fmt.Errorf("flush of checkpoint %d after checkpoint %d", id, s.lastID)
+	}
+	cp, err := s.commit(id, true)
+	if err == nil {
+		s.lastID = id
+	}
+	return cp, err
+}
+
+// Spill commits the write buffers without making a checkpoint (a flush under
+// memory pressure between barriers). The next checkpoint includes the rows.
+func (s *Store) Spill() error {
+	_, err := s.commit(s.lastID, false)
+	return err
+}
+
+func (s *Store) commit(id int64, checkpoint bool) (Checkpoint, error) {
+	s.EndBatch()
+	req := commitRequest{id: id, nowMillis: s.now, checkpoint: checkpoint, writes: make([]tableWrite, len(s.states))}
+	for i, st := range s.states {
+		rows, err := st.mutations()
+		if err != nil {
+			return Checkpoint{}, fmt.Errorf("flush of checkpoint %d: state %q: %w", id, st.layout().Name, err)
+		}
+		checkSorted(st.layout().Name, rows)
+		req.writes[i] = tableWrite{layout: st.layout(), table: st.table(), rows: rows}
+	}
+	cp, err := s.backend.commit(req)
+	if err != nil {
+		return Checkpoint{}, fmt.Errorf("flush of checkpoint %d: %w", id, err)
+	}
+	for _, st := range s.states {
+		st.reset()
+	}
+	return cp, nil
+}
+
+// Repin makes reads see the backend's newest committed state. The barrier
+// calls it after a maintenance round committed on the store's tables.
+func (s *Store) Repin() error { return s.backend.repin() }
+
+// noWriteTime marks a row without a write time (never expires).
+const noWriteTime int64 = math.MinInt64
+
+// expired reports whether a row written at ts has outlived the layout's TTL
+// at now: the TTL is inclusive, so a row written at t reads as absent from
+// t+ttl on. The addition saturates.
+func expired(l *layout, ts, now int64) bool {
+	if l.TTL <= 0 || ts == noWriteTime {
+		return false
+	}
+	if ts > math.MaxInt64-l.TTL {
+		return false
+	}
+	return ts+l.TTL <= now
+}
+
+// splitVals splits a committed row into its values and its write time.
+func splitVals(l *layout, vals Row) (Row, int64) {
+	if !l.hasTTL() {
+		return vals, noWriteTime
+	}
+	n := len(l.Value)
+	if vals[n].IsNull() {
+		return vals[:n:n], noWriteTime
+	}
+	return vals[:n:n], vals[n].Int()
+}
+
+// joinVals builds the non-key datums a backend stores for a row.
+func joinVals(l *layout, value Row, ts int64) Row {
+	if len(value) != len(l.Value) {
+		panic(fmt.Sprintf("subtask: state %q: row has %d values, layout %d", l.Name, len(value), len(l.Value)))
+	}
+	if !l.hasTTL() {
+		return value
+	}
+	out := make(Row, len(value)+1)
+	copy(out, value)
+	if ts != noWriteTime {
+		out[len(value)] = Int(ts)
+	}
+	return out
+}
+
+// sortMutations sorts flush rows by key.
+func sortMutations(rows []mutation) {
+	slices.SortFunc(rows, func(a, b mutation) int { return strings.Compare(a.key, b.key) })
+}

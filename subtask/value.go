@@ -1,0 +1,203 @@
+package subtask
+
+import (
+	"fmt"
+	"slices"
+	"strings"
+)
+
+// ValueState keeps one row per key. Rows handed to Put become the state's
+// and must not be modified afterwards; rows GetBatch returns must not be
+// modified (build a new row and Put it).
+type ValueState struct {
+	store *Store
+	l     *layout
+	t     committedTable
+	buf   arena[valueSlot]
+	// clean lists slots read by the current batch; EndBatch drops those still
+	// clean.
+	clean  []int32
+	nDirty int
+
+	enc    []byte // scratch
+	misses []valueMiss
+	probe  []string
+	found  []Row
+}
+
+// valueSlot is one key in the buffer: its current row and, when the key was
+// read from the table this interval, the committed image.
+type valueSlot struct {
+	value   Row // nil: absent
+	ts      int64
+	image   Row // committed row; nil: absent or unknown
+	imageTs int64
+	known   bool // image was read from the table
+	dirty   bool
+}
+
+type valueMiss struct {
+	key string
+	idx int
+}
+
+func newValueState(s *Store, l *layout, t committedTable) *ValueState {
+	return &ValueState{store: s, l: l, t: t, buf: newArena[valueSlot]()}
+}
+
+func (v *ValueState) layout() *layout       { return v.l }
+func (v *ValueState) table() committedTable { return v.t }
+func (v *ValueState) buffered() int         { return v.nDirty }
+
+// Name is the state's name.
+func (v *ValueState) Name() string { return v.l.Name }
+
+// GetBatch returns the current row of every key (nil when absent), reading
+// the keys the buffer lacks from the committed table with one probe. The
+// result reuses out's storage. Rows stay readable until the batch ends.
+func (v *ValueState) GetBatch(keys []Key, out []Row) ([]Row, error) {
+	out = slices.Grow(out[:0], len(keys))[:len(keys)]
+	v.misses = v.misses[:0]
+	now := v.store.now
+	for i, k := range keys {
+		v.enc = v.l.AppendKey(v.enc[:0], k)
+		if at, ok := v.buf.lookup(v.enc); ok {
+			slot := &v.buf.slots[at]
+			if slot.value != nil && expired(v.l, slot.ts, now) {
+				v.expire(slot)
+			}
+			out[i] = slot.value
+			continue
+		}
+		v.misses = append(v.misses, valueMiss{key: string(v.enc), idx: i})
+	}
+	if len(v.misses) == 0 {
+		return out, nil
+	}
+	slices.SortFunc(v.misses, func(a, b valueMiss) int { return strings.Compare(a.key, b.key) })
+	v.probe = v.probe[:0]
+	for i, m := range v.misses {
+		if i == 0 || m.key != v.misses[i-1].key {
+			v.probe = append(v.probe, m.key)
+		}
+	}
+	v.found = slices.Grow(v.found[:0], len(v.probe))[:len(v.probe)]
+	clear(v.found)
+	v.store.countProbe(len(v.probe))
+	if err := v.t.get(v.probe, func(i int, vals Row) { v.found[i] = vals }); err != nil {
+		return nil, fmt.Errorf("state %q: probe of %d keys: %w", v.l.Name, len(v.probe), err)
+	}
+	j, at := -1, int32(-1)
+	for i, m := range v.misses {
+		if i == 0 || m.key != v.misses[i-1].key {
+			j++
+			at = v.add(m.key)
+			slot := &v.buf.slots[at]
+			slot.known = true
+			if vals := v.found[j]; vals != nil {
+				slot.image, slot.imageTs = splitVals(v.l, vals)
+				slot.value, slot.ts = slot.image, slot.imageTs
+			}
+			v.clean = append(v.clean, at)
+			if slot.value != nil && expired(v.l, slot.ts, now) {
+				v.expire(slot)
+			}
+		}
+		out[m.idx] = v.buf.slots[at].value
+	}
+	return out, nil
+}
+
+// add adds a key to the buffer, absent and unread, and returns its slot.
+func (v *ValueState) add(key string) int32 {
+	at := v.buf.add(key)
+	v.buf.slots[at] = valueSlot{ts: noWriteTime, imageTs: noWriteTime}
+	return at
+}
+
+// expire turns a key whose row outlived the TTL into a tombstone.
+func (v *ValueState) expire(slot *valueSlot) {
+	if !slot.dirty {
+		v.nDirty++
+	}
+	slot.value, slot.ts, slot.dirty = nil, noWriteTime, true
+}
+
+// Put sets the row of a key.
+func (v *ValueState) Put(k Key, value Row) {
+	if len(value) != len(v.l.Value) {
+		panic(fmt.Sprintf("subtask: state %q: row has %d values, layout %d", v.l.Name, len(value), len(v.l.Value)))
+	}
+	if value == nil {
+		value = Row{}
+	}
+	v.set(k, value, v.store.now)
+}
+
+// Delete removes a key.
+func (v *ValueState) Delete(k Key) { v.set(k, nil, noWriteTime) }
+
+// PutBatch sets the rows of keys; a nil row deletes its key.
+func (v *ValueState) PutBatch(keys []Key, values []Row) {
+	if len(keys) != len(values) {
+		panic(fmt.Sprintf("subtask: state %q: %d keys, %d rows", v.l.Name, len(keys), len(values)))
+	}
+	for i, k := range keys {
+		if values[i] == nil {
+			v.Delete(k)
+		} else {
+			v.Put(k, values[i])
+		}
+	}
+}
+
+func (v *ValueState) set(k Key, value Row, ts int64) {
+	v.enc = v.l.AppendKey(v.enc[:0], k)
+	at, ok := v.buf.lookup(v.enc)
+	if !ok {
+		at = v.add(string(v.enc))
+	}
+	slot := &v.buf.slots[at]
+	if !slot.dirty {
+		v.nDirty++
+	}
+	slot.value, slot.ts, slot.dirty = value, ts, true
+}
+
+func (v *ValueState) endBatch() {
+	for _, at := range v.clean {
+		if v.buf.live(at) && !v.buf.slots[at].dirty {
+			v.buf.drop(at)
+		}
+	}
+	v.clean = v.clean[:0]
+}
+
+func (v *ValueState) mutations() ([]mutation, error) {
+	rows := make([]mutation, 0, v.nDirty)
+	for i := range v.buf.slots {
+		slot := &v.buf.slots[i]
+		if !v.buf.live(int32(i)) || !slot.dirty {
+			continue
+		}
+		if slot.known && slot.value == nil && slot.image == nil {
+			continue // deleting what the table does not hold
+		}
+		if slot.known && slot.value != nil && slot.image != nil && slot.ts == slot.imageTs && slot.value.Equal(slot.image) {
+			continue // unchanged
+		}
+		if slot.value == nil {
+			rows = append(rows, mutation{key: v.buf.keys[i], delete: true})
+		} else {
+			rows = append(rows, mutation{key: v.buf.keys[i], vals: joinVals(v.l, slot.value, slot.ts)})
+		}
+	}
+	sortMutations(rows)
+	return rows, nil
+}
+
+func (v *ValueState) reset() {
+	v.buf.reset()
+	v.clean = v.clean[:0]
+	v.nDirty = 0
+}
