@@ -93,3 +93,41 @@ func decimalWords(t DataType, d Datum) (int64, uint64) {
 func CompareKeyDatums(types []DataType, a, b []Datum) int {
 	return bytes.Compare(AppendKeyDatums(nil, types, a), AppendKeyDatums(nil, types, b))
 }
+
+// CompareDatum compares two values of type t in Paimon's order (nulls first).
+func CompareDatum(t DataType, a, b Datum) int {
+	t.Nullable = true
+	return bytes.Compare(appendKeyDatum(nil, t, a), appendKeyDatum(nil, t, b))
+}
+
+// NewKeyComparator orders serialized BinaryRows of the given key types (for
+// example DataFileMeta.MinKey/MaxKey) in Paimon's order. A row that does not
+// decode sorts before every row that does, so corrupt metadata cannot panic a
+// comparison; decoders report it where the row is read.
+func NewKeyComparator(keyTypes []DataType) KeyComparator {
+	enc := func(row []byte) ([]byte, bool) {
+		ds, err := DecodeBinaryRow(row, keyTypes)
+		if err != nil {
+			return nil, false
+		}
+		return AppendKeyDatums(nil, keyTypes, ds), true
+	}
+	return func(a, b []byte) int {
+		ea, oka := enc(a)
+		eb, okb := enc(b)
+		if !oka || !okb {
+			return boolCompare(oka, okb)
+		}
+		return bytes.Compare(ea, eb)
+	}
+}
+
+func boolCompare(a, b bool) int {
+	switch {
+	case a == b:
+		return 0
+	case !a:
+		return -1
+	}
+	return 1
+}

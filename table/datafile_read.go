@@ -1,0 +1,342 @@
+package table
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"sort"
+
+	"github.com/parquet-go/parquet-go"
+)
+
+// DataFile is an opened data file of a primary-key table: footer and page
+// index parsed, columns resolved against a schema (by field id, then by
+// name, as Paimon's readers do). It is immutable after open and safe for
+// concurrent reads.
+type DataFile struct {
+	path      string
+	f         ReadableFile
+	pf        *parquet.File
+	schema    *Schema
+	keyTypes  []DataType
+	keyCols   []int // leaf column of each trimmed key field
+	seqCol    int
+	kindCol   int
+	fieldCols []int // leaf column of each schema field, -1 when the file lacks it
+	leaves    []leafInfo
+	groups    []rowGroupInfo
+	numRows   int64
+}
+
+type leafInfo struct {
+	kind   parquet.Kind
+	maxDef byte
+}
+
+type rowGroupInfo struct {
+	rg    parquet.RowGroup
+	first int64 // file row position of the group's first row
+	rows  int64
+	pages [][]pageSpan // per leaf column; nil when the file has no offset index
+}
+
+// pageSpan is one data page: its rows [first, end) within the file.
+type pageSpan struct {
+	first, end int64
+}
+
+// corruptError names the file and what is wrong with it.
+func corruptError(path string, err error) error {
+	return fmt.Errorf("data file %s: %w", path, err)
+}
+
+// guard turns a panic of the parquet decoder into an error naming the file.
+func guard(path string, err *error) {
+	if r := recover(); r != nil {
+		*err = fmt.Errorf("data file %s: corrupt or truncated: %v", path, r)
+	}
+}
+
+// OpenDataFile opens a data file to read it as schema s.
+func OpenDataFile(fio FileIO, path string, s *Schema) (*DataFile, error) {
+	f, err := fio.Open(path)
+	if err != nil {
+		return nil, fmt.Errorf("data file %s: %w", path, err)
+	}
+	d, err := openDataFile(f, path, s)
+	if err != nil {
+		f.Close()
+		return nil, err
+	}
+	return d, nil
+}
+
+func openDataFile(f ReadableFile, path string, s *Schema) (d *DataFile, err error) {
+	defer guard(path, &err)
+	pf, err := parquet.OpenFile(f, f.Size(), parquet.SkipBloomFilters(true))
+	if err != nil {
+		return nil, corruptError(path, err)
+	}
+	d = &DataFile{path: path, f: f, pf: pf, schema: s, numRows: pf.NumRows()}
+	if err := d.resolveColumns(); err != nil {
+		return nil, corruptError(path, err)
+	}
+	first := int64(0)
+	for gi, rg := range pf.RowGroups() {
+		g := rowGroupInfo{rg: rg, first: first, rows: rg.NumRows()}
+		if g.rows < 0 {
+			return nil, corruptError(path, fmt.Errorf("row group %d has %d rows", gi, g.rows))
+		}
+		chunks := rg.ColumnChunks()
+		if len(chunks) != len(d.leaves) {
+			return nil, corruptError(path, fmt.Errorf("row group %d has %d column chunks for %d columns", gi, len(chunks), len(d.leaves)))
+		}
+		g.pages = make([][]pageSpan, len(chunks))
+		for c, ch := range chunks {
+			oi, err := ch.OffsetIndex()
+			if err != nil || oi == nil || oi.NumPages() == 0 {
+				continue
+			}
+			spans := make([]pageSpan, oi.NumPages())
+			for p := range spans {
+				spans[p].first = first + oi.FirstRowIndex(p)
+				if p > 0 {
+					spans[p-1].end = spans[p].first
+					if spans[p].first < spans[p-1].first {
+						return nil, corruptError(path, fmt.Errorf("column %d: offset index rows go backwards", c))
+					}
+				}
+			}
+			spans[len(spans)-1].end = first + g.rows
+			g.pages[c] = spans
+		}
+		d.groups = append(d.groups, g)
+		first += g.rows
+	}
+	if first != d.numRows {
+		return nil, corruptError(path, fmt.Errorf("row groups hold %d rows, footer says %d", first, d.numRows))
+	}
+	return d, nil
+}
+
+func (d *DataFile) resolveColumns() error {
+	fields := d.pf.Schema().Fields()
+	byName := map[string]int{}
+	byID := map[int]int{}
+	for i, f := range fields {
+		if !f.Leaf() || f.Repeated() {
+			return fmt.Errorf("column %q is nested or repeated; only flat columns are supported", f.Name())
+		}
+		kind := f.Type().Kind()
+		var def byte
+		if f.Optional() {
+			def = 1
+		}
+		d.leaves = append(d.leaves, leafInfo{kind: kind, maxDef: def})
+		byName[f.Name()] = i
+		if f.ID() != 0 {
+			byID[f.ID()] = i
+		}
+	}
+	find := func(id int, name string) int {
+		if i, ok := byID[id]; ok && id != 0 {
+			return i
+		}
+		if i, ok := byName[name]; ok {
+			return i
+		}
+		return -1
+	}
+	s := d.schema
+	for _, name := range s.TrimmedPrimaryKeys() {
+		fi := s.FieldIndex(name)
+		if fi < 0 {
+			return fmt.Errorf("primary key %q is not a field of schema %d", name, s.ID)
+		}
+		c := find(s.Fields[fi].ID+keyFieldIDOffset, keyColumnPrefix+name)
+		if c < 0 {
+			return fmt.Errorf("no key column %s%s", keyColumnPrefix, name)
+		}
+		d.keyCols = append(d.keyCols, c)
+		d.keyTypes = append(d.keyTypes, s.Fields[fi].Type)
+	}
+	if d.seqCol = find(seqFieldID, seqColumnName); d.seqCol < 0 {
+		return fmt.Errorf("no %s column", seqColumnName)
+	}
+	if d.kindCol = find(kindFieldID, kindColumnName); d.kindCol < 0 {
+		return fmt.Errorf("no %s column", kindColumnName)
+	}
+	for _, f := range s.Fields {
+		d.fieldCols = append(d.fieldCols, find(f.ID, f.Name))
+	}
+	return nil
+}
+
+// Path is the file's path.
+func (d *DataFile) Path() string { return d.path }
+
+// NumRows is the number of rows in the file, deleted ones included.
+func (d *DataFile) NumRows() int64 { return d.numRows }
+
+// Close releases the file.
+func (d *DataFile) Close() error { return d.f.Close() }
+
+// readRange appends rows [lo,hi) of leaf column c to out.
+func (d *DataFile) readRange(c int, lo, hi int64, out *colVec) (err error) {
+	defer guard(d.path, &err)
+	var page colVec
+	page.t = out.t
+	page.width = out.width
+	for _, g := range d.groups {
+		glo, ghi := max(lo, g.first), min(hi, g.first+g.rows)
+		if glo >= ghi {
+			continue
+		}
+		err := d.eachPage(g, c, glo, ghi, func(first, end int64, p parquet.Page) error {
+			page.reset()
+			if err := page.appendPage(p, d.leaves[c].kind, d.leaves[c].maxDef); err != nil {
+				return err
+			}
+			if int64(page.n) != end-first {
+				return fmt.Errorf("page holds %d rows, index says %d", page.n, end-first)
+			}
+			out.appendRange(&page, int(max(glo, first)-first), int(min(ghi, end)-first))
+			return nil
+		})
+		if err != nil {
+			return corruptError(d.path, fmt.Errorf("column %d: %w", c, err))
+		}
+	}
+	return nil
+}
+
+// readRows appends the rows at the given ascending file positions of leaf
+// column c to out, decoding only the pages that hold them.
+func (d *DataFile) readRows(c int, rows []int64, out *colVec) (err error) {
+	defer guard(d.path, &err)
+	var page colVec
+	page.t = out.t
+	page.width = out.width
+	var sel []int32
+	for _, g := range d.groups {
+		i := sort.Search(len(rows), func(i int) bool { return rows[i] >= g.first })
+		j := sort.Search(len(rows), func(i int) bool { return rows[i] >= g.first+g.rows })
+		if i == j {
+			continue
+		}
+		want := rows[i:j]
+		err := d.eachPageOf(g, c, want, func(first, end int64, p parquet.Page) error {
+			page.reset()
+			if err := page.appendPage(p, d.leaves[c].kind, d.leaves[c].maxDef); err != nil {
+				return err
+			}
+			if int64(page.n) != end-first {
+				return fmt.Errorf("page holds %d rows, index says %d", page.n, end-first)
+			}
+			sel = sel[:0]
+			for len(want) > 0 && want[0] < end {
+				sel = append(sel, int32(want[0]-first))
+				want = want[1:]
+			}
+			out.gather(&page, sel)
+			return nil
+		})
+		if err != nil {
+			return corruptError(d.path, fmt.Errorf("column %d: %w", c, err))
+		}
+	}
+	return nil
+}
+
+// eachPage calls fn with every page of column c in group g that overlaps
+// file rows [lo,hi), in order.
+func (d *DataFile) eachPage(g rowGroupInfo, c int, lo, hi int64, fn func(first, end int64, p parquet.Page) error) error {
+	spans := g.pages[c]
+	if spans == nil {
+		return d.scanPages(g, c, func(first, end int64) bool { return end > lo && first < hi }, fn)
+	}
+	p := sort.Search(len(spans), func(i int) bool { return spans[i].end > lo })
+	pages := g.rg.ColumnChunks()[c].Pages()
+	defer pages.Close()
+	for ; p < len(spans) && spans[p].first < hi; p++ {
+		if err := readPageAt(pages, spans[p], g.first, fn); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// eachPageOf calls fn with every page of column c in group g that holds one
+// of the ascending rows.
+func (d *DataFile) eachPageOf(g rowGroupInfo, c int, rows []int64, fn func(first, end int64, p parquet.Page) error) error {
+	spans := g.pages[c]
+	if spans == nil {
+		return d.scanPages(g, c, func(first, end int64) bool {
+			i := sort.Search(len(rows), func(i int) bool { return rows[i] >= first })
+			return i < len(rows) && rows[i] < end
+		}, fn)
+	}
+	pages := g.rg.ColumnChunks()[c].Pages()
+	defer pages.Close()
+	p := 0
+	for len(rows) > 0 {
+		p += sort.Search(len(spans)-p, func(i int) bool { return spans[p+i].end > rows[0] })
+		if p >= len(spans) {
+			return fmt.Errorf("row %d beyond the last page", rows[0])
+		}
+		if err := readPageAt(pages, spans[p], g.first, fn); err != nil {
+			return err
+		}
+		for len(rows) > 0 && rows[0] < spans[p].end {
+			rows = rows[1:]
+		}
+	}
+	return nil
+}
+
+func readPageAt(pages parquet.Pages, s pageSpan, groupFirst int64, fn func(first, end int64, p parquet.Page) error) error {
+	if err := pages.SeekToRow(s.first - groupFirst); err != nil {
+		return err
+	}
+	p, err := pages.ReadPage()
+	if err != nil {
+		if errors.Is(err, io.EOF) {
+			return fmt.Errorf("page at row %d missing", s.first)
+		}
+		return err
+	}
+	defer parquet.Release(p)
+	return fn(s.first, s.end, p)
+}
+
+// scanPages reads column c of group g page by page from its start, for files
+// without an offset index, passing the pages want accepts to fn.
+func (d *DataFile) scanPages(g rowGroupInfo, c int, want func(first, end int64) bool, fn func(first, end int64, p parquet.Page) error) error {
+	pages := g.rg.ColumnChunks()[c].Pages()
+	defer pages.Close()
+	first := g.first
+	for first < g.first+g.rows {
+		p, err := pages.ReadPage()
+		if err != nil {
+			if errors.Is(err, io.EOF) {
+				return fmt.Errorf("column ends at row %d of %d", first, g.first+g.rows)
+			}
+			return err
+		}
+		end := first + p.NumRows()
+		if p.NumRows() <= 0 {
+			parquet.Release(p)
+			return fmt.Errorf("page with %d rows", p.NumRows())
+		}
+		var ferr error
+		if want(first, end) {
+			ferr = fn(first, end, p)
+		}
+		parquet.Release(p)
+		if ferr != nil {
+			return ferr
+		}
+		first = end
+	}
+	return nil
+}

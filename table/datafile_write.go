@@ -1,0 +1,390 @@
+package table
+
+import (
+	"bytes"
+	"encoding/binary"
+	"fmt"
+	"path"
+
+	"github.com/apache/arrow-go/v18/arrow"
+	"github.com/apache/arrow-go/v18/arrow/array"
+	"github.com/parquet-go/parquet-go"
+	"github.com/parquet-go/parquet-go/compress/zstd"
+	"github.com/parquet-go/parquet-go/deprecated"
+)
+
+// DefaultPageRows is the number of rows per data page. Every column of a file
+// breaks pages at the same rows, so a probe that prunes a key page knows the
+// matching page of each value column; small pages keep point reads cheap.
+const DefaultPageRows = 1024
+
+// DataFileOptions say how a data file is written and what its meta records.
+type DataFileOptions struct {
+	Level          int32
+	Source         FileSource
+	Uncompressed   bool // default zstd
+	PageRows       int  // 0: DefaultPageRows
+	CreationTimeMs *int64
+}
+
+// DataFileWriter writes one primary-key data file from Arrow records of full
+// rows (schema order, types per ArrowSchema) sorted ascending and unique by
+// the trimmed primary key across all Write calls.
+type DataFileWriter struct {
+	fio    FileIO
+	path   string
+	layout *dataFileLayout
+	opts   DataFileOptions
+	file   WritableFile
+	out    *countingWriter
+	pw     *parquet.Writer
+
+	keys     KeyBatch
+	lastKey  []byte
+	rows     int64
+	pageFill int // rows in the current, unflushed page
+	minSeq   int64
+	maxSeq   int64
+	deletes  int64
+	minKey   []byte
+	maxKey   []byte
+	stats    []colStats // one per schema field
+	values   []parquet.Value
+	done     bool
+}
+
+type countingWriter struct {
+	w interface{ Write([]byte) (int, error) }
+	n int64
+}
+
+func (c *countingWriter) Write(p []byte) (int, error) {
+	n, err := c.w.Write(p)
+	c.n += int64(n)
+	return n, err
+}
+
+// NewDataFileWriter creates the file at path.
+func NewDataFileWriter(fio FileIO, path string, s *Schema, opts DataFileOptions) (*DataFileWriter, error) {
+	layout, err := newDataFileLayout(s)
+	if err != nil {
+		return nil, err
+	}
+	if opts.PageRows <= 0 {
+		opts.PageRows = DefaultPageRows
+	}
+	f, err := fio.Create(path)
+	if err != nil {
+		return nil, fmt.Errorf("data file %s: %w", path, err)
+	}
+	w := &DataFileWriter{fio: fio, path: path, layout: layout, opts: opts, file: f, out: &countingWriter{w: f}}
+	cfg := []parquet.WriterOption{
+		layout.parquet,
+		parquet.DataPageVersion(1),
+		parquet.DataPageStatistics(true),
+		parquet.PageBufferSize(1 << 30), // pages are cut explicitly every PageRows rows
+		parquet.ColumnIndexSizeLimit(func([]string) int { return 64 }),
+		parquet.CreatedBy("lakestate", "1", ""),
+	}
+	if !opts.Uncompressed {
+		cfg = append(cfg, parquet.Compression(&zstd.Codec{Level: zstd.SpeedFastest, Concurrency: 1}))
+	}
+	w.pw = parquet.NewWriter(w.out, cfg...)
+	w.stats = make([]colStats, len(s.Fields))
+	for i, f := range s.Fields {
+		w.stats[i].t = f.Type
+	}
+	return w, nil
+}
+
+// Rows is the number of rows written so far.
+func (w *DataFileWriter) Rows() int64 { return w.rows }
+
+// EstimatedSize is the bytes written plus those still buffered, roughly.
+func (w *DataFileWriter) EstimatedSize() int64 { return w.out.n + w.pw.Size() }
+
+// Write appends rows with their sequence numbers and kinds (nil kinds: all +I).
+func (w *DataFileWriter) Write(rec arrow.Record, seqs []int64, kinds []ValueKind) error {
+	n := int(rec.NumRows())
+	s := w.layout.schema
+	if int(rec.NumCols()) != len(s.Fields) {
+		return fmt.Errorf("data file %s: record has %d columns, schema %d has %d", w.path, rec.NumCols(), s.ID, len(s.Fields))
+	}
+	if len(seqs) != n || (kinds != nil && len(kinds) != n) {
+		return fmt.Errorf("data file %s: %d rows but %d sequence numbers and %d kinds", w.path, n, len(seqs), len(kinds))
+	}
+	if n == 0 {
+		return nil
+	}
+	for i, f := range s.Fields {
+		if err := checkArrowColumn(f, rec.Column(i).DataType()); err != nil {
+			return fmt.Errorf("data file %s: %w", w.path, err)
+		}
+		if !f.Type.Nullable && rec.Column(i).NullN() > 0 {
+			return fmt.Errorf("data file %s: column %q is NOT NULL but holds %d nulls", w.path, f.Name, rec.Column(i).NullN())
+		}
+	}
+	keyCols := make([]arrow.Array, len(w.layout.keyIdx))
+	for k, fi := range w.layout.keyIdx {
+		keyCols[k] = rec.Column(fi)
+	}
+	if err := w.keys.EncodeArrow(keyCols, w.layout.keyTypes); err != nil {
+		return fmt.Errorf("data file %s: %w", w.path, err)
+	}
+	prev := w.lastKey
+	for i := 0; i < n; i++ {
+		k := w.keys.Key(i)
+		if prev != nil && bytes.Compare(prev, k) >= 0 {
+			return fmt.Errorf("data file %s: row %d: keys not strictly ascending", w.path, w.rows+int64(i))
+		}
+		prev = k
+	}
+	w.lastKey = append(w.lastKey[:0], prev...)
+
+	if w.rows == 0 {
+		w.minSeq, w.maxSeq = seqs[0], seqs[0]
+		w.minKey = w.keyRow(keyCols, 0)
+	}
+	w.maxKey = w.keyRow(keyCols, n-1)
+	for _, q := range seqs {
+		w.minSeq, w.maxSeq = min(w.minSeq, q), max(w.maxSeq, q)
+	}
+	for _, k := range kinds {
+		if k.IsRetract() {
+			w.deletes++
+		}
+	}
+	for i := range s.Fields {
+		if err := w.stats[i].add(rec.Column(i)); err != nil {
+			return fmt.Errorf("data file %s: stats of %q: %w", w.path, s.Fields[i].Name, err)
+		}
+	}
+
+	for lo := 0; lo < n; {
+		hi := min(n, lo+w.opts.PageRows-w.pageFill)
+		if err := w.writeRows(rec, keyCols, seqs, kinds, lo, hi); err != nil {
+			return fmt.Errorf("data file %s: %w", w.path, err)
+		}
+		w.pageFill += hi - lo
+		if w.pageFill == w.opts.PageRows {
+			if err := w.flushPage(); err != nil {
+				return fmt.Errorf("data file %s: %w", w.path, err)
+			}
+		}
+		lo = hi
+	}
+	w.rows += int64(n)
+	return nil
+}
+
+func (w *DataFileWriter) keyRow(keyCols []arrow.Array, i int) []byte {
+	bw := NewBinaryRowWriter(len(keyCols))
+	for k, c := range keyCols {
+		d, _ := datumOf(c, i, w.layout.keyTypes[k]) // types were checked
+		bw.Set(k, w.layout.keyTypes[k], d)
+	}
+	return bytes.Clone(bw.Bytes())
+}
+
+func (w *DataFileWriter) flushPage() error {
+	for _, cw := range w.pw.ColumnWriters() {
+		if err := cw.Flush(); err != nil {
+			return err
+		}
+	}
+	w.pageFill = 0
+	return nil
+}
+
+// writeRows hands rows [lo,hi) of every column to the parquet column writers.
+func (w *DataFileWriter) writeRows(rec arrow.Record, keyCols []arrow.Array, seqs []int64, kinds []ValueKind, lo, hi int) error {
+	cws := w.pw.ColumnWriters()
+	l := w.layout
+	for k, c := range keyCols {
+		if err := w.writeColumn(cws[k], k, c, l.keyTypes[k], lo, hi); err != nil {
+			return err
+		}
+	}
+	vs := w.valueBuf(hi - lo)
+	for i := lo; i < hi; i++ {
+		vs[i-lo] = parquet.Int64Value(seqs[i]).Level(0, 0, l.seqCol())
+	}
+	if _, err := cws[l.seqCol()].WriteRowValues(vs); err != nil {
+		return err
+	}
+	for i := lo; i < hi; i++ {
+		k := int32(KindInsert)
+		if kinds != nil {
+			k = int32(kinds[i])
+		}
+		vs[i-lo] = parquet.Int32Value(k).Level(0, 0, l.kindCol())
+	}
+	if _, err := cws[l.kindCol()].WriteRowValues(vs); err != nil {
+		return err
+	}
+	for f := range l.schema.Fields {
+		c := l.fieldCol(f)
+		if err := w.writeColumn(cws[c], c, rec.Column(f), l.schema.Fields[f].Type, lo, hi); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+func (w *DataFileWriter) valueBuf(n int) []parquet.Value {
+	if cap(w.values) < n {
+		w.values = make([]parquet.Value, n)
+	}
+	return w.values[:n]
+}
+
+func (w *DataFileWriter) writeColumn(cw *parquet.ColumnWriter, col int, a arrow.Array, t DataType, lo, hi int) error {
+	vs := w.valueBuf(hi - lo)
+	def := 0
+	if t.Nullable {
+		def = 1
+	}
+	hasNulls := a.NullN() > 0
+	for i := lo; i < hi; i++ {
+		if hasNulls && a.IsNull(i) {
+			vs[i-lo] = parquet.Value{}.Level(0, 0, col)
+			continue
+		}
+		vs[i-lo] = parquetValue(a, i, t).Level(0, def, col)
+	}
+	_, err := cw.WriteRowValues(vs)
+	return err
+}
+
+// parquetValue converts row i of an Arrow column to its parquet physical value.
+func parquetValue(a arrow.Array, i int, t DataType) parquet.Value {
+	switch c := a.(type) {
+	case *array.Int64:
+		return parquet.Int64Value(c.Value(i))
+	case *array.Int32:
+		return parquet.Int32Value(c.Value(i))
+	case *array.String:
+		offs := c.ValueOffsets()
+		return parquet.ByteArrayValue(c.ValueBytes()[offs[i]-offs[0] : offs[i+1]-offs[0]])
+	case *array.Binary:
+		return parquet.ByteArrayValue(c.Value(i))
+	case *array.Float64:
+		return parquet.DoubleValue(c.Value(i))
+	case *array.Float32:
+		return parquet.FloatValue(c.Value(i))
+	case *array.Int8:
+		return parquet.Int32Value(int32(c.Value(i)))
+	case *array.Int16:
+		return parquet.Int32Value(int32(c.Value(i)))
+	case *array.Date32:
+		return parquet.Int32Value(int32(c.Value(i)))
+	case *array.Boolean:
+		return parquet.BooleanValue(c.Value(i))
+	case *array.Timestamp:
+		if t.Precision <= 6 {
+			return parquet.Int64Value(int64(c.Value(i)))
+		}
+		return parquet.Int96Value(int96FromNanos(int64(c.Value(i))))
+	case *array.Decimal128:
+		v := c.Value(i)
+		switch {
+		case t.Precision <= 9:
+			return parquet.Int32Value(int32(v.LowBits()))
+		case t.Precision <= 18:
+			return parquet.Int64Value(int64(v.LowBits()))
+		}
+		var b [16]byte
+		binary.BigEndian.PutUint64(b[:], uint64(v.HighBits()))
+		binary.BigEndian.PutUint64(b[8:], v.LowBits())
+		return parquet.FixedLenByteArrayValue(bytes.Clone(b[16-decimalBytes(t.Precision):]))
+	}
+	panic(fmt.Sprintf("data file: unexpected arrow array %T", a))
+}
+
+const (
+	julianDayOfEpoch = 2440588
+	nanosPerDay      = 86_400_000_000_000
+)
+
+// int96FromNanos is the legacy INT96 timestamp: nanos of day, Julian day.
+func int96FromNanos(ns int64) deprecated.Int96 {
+	day, nod := ns/nanosPerDay, ns%nanosPerDay
+	if nod < 0 {
+		day, nod = day-1, nod+nanosPerDay
+	}
+	return deprecated.Int96{uint32(nod), uint32(uint64(nod) >> 32), uint32(day + julianDayOfEpoch)}
+}
+
+// Close finishes and syncs the file and returns its meta (FileName is the
+// base name of the path). A file with no rows is an error and is removed.
+func (w *DataFileWriter) Close() (DataFileMeta, error) {
+	if w.done {
+		return DataFileMeta{}, fmt.Errorf("data file %s: already closed", w.path)
+	}
+	w.done = true
+	if w.rows == 0 {
+		w.abort()
+		return DataFileMeta{}, fmt.Errorf("data file %s: no rows written", w.path)
+	}
+	err := w.pw.Close()
+	if err == nil {
+		err = w.file.Sync()
+	}
+	if cerr := w.file.Close(); err == nil {
+		err = cerr
+	}
+	if err != nil {
+		_ = w.fio.Remove(w.path)
+		return DataFileMeta{}, fmt.Errorf("data file %s: %w", w.path, err)
+	}
+	l := w.layout
+	keyStats := make([]colStats, len(l.keyIdx))
+	for k, fi := range l.keyIdx {
+		keyStats[k] = w.stats[fi]
+	}
+	deletes := w.deletes
+	src := w.opts.Source
+	return DataFileMeta{
+		FileName:          path.Base(w.path),
+		FileSize:          w.out.n,
+		RowCount:          w.rows,
+		MinKey:            w.minKey,
+		MaxKey:            w.maxKey,
+		KeyStats:          simpleStats(keyStats, false),
+		ValueStats:        simpleStats(w.stats, true),
+		MinSequenceNumber: w.minSeq,
+		MaxSequenceNumber: w.maxSeq,
+		SchemaID:          l.schema.ID,
+		Level:             w.opts.Level,
+		ExtraFiles:        []string{},
+		CreationTimeMs:    w.opts.CreationTimeMs,
+		DeleteRowCount:    &deletes,
+		FileSource:        &src,
+	}, nil
+}
+
+// Abort closes and removes a file that will not be committed.
+func (w *DataFileWriter) Abort() {
+	if !w.done {
+		w.done = true
+		w.abort()
+	}
+}
+
+func (w *DataFileWriter) abort() {
+	_ = w.file.Close()
+	_ = w.fio.Remove(w.path)
+}
+
+// WriteDataFile writes one data file from one sorted, key-unique record.
+func WriteDataFile(fio FileIO, path string, s *Schema, rec arrow.Record, seqs []int64, kinds []ValueKind, opts DataFileOptions) (DataFileMeta, error) {
+	w, err := NewDataFileWriter(fio, path, s, opts)
+	if err != nil {
+		return DataFileMeta{}, err
+	}
+	if err := w.Write(rec, seqs, kinds); err != nil {
+		w.Abort()
+		return DataFileMeta{}, err
+	}
+	return w.Close()
+}
