@@ -71,7 +71,7 @@ func NewSim(opts SimOptions) *Sim {
 	}
 	s := &Sim{
 		opts:      opts,
-		rng:       rand.New(rand.NewPCG(opts.Seed, hashString("actors/scheduler"))),
+		rng:       rand.New(rand.NewPCG(hashString("actors/scheduler"), opts.Seed)), // System.Rand streams put the seed first
 		mailboxes: map[string]*stepMailbox{},
 		trace:     newTraceHash(),
 	}

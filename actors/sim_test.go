@@ -426,56 +426,111 @@ func (s *supervisor) Receive(ctx actor.Context) {
 	}
 }
 
+// arm asks an armer to set a timer and submit an executor job, both for the probe.
+type arm struct{}
+
+// armer relays numbered messages to a probe and, on arm, sets up work that will reach the probe
+// later: a timer and an executor job.
+type armer struct {
+	sys   *System
+	probe *actor.PID
+	armed *bool
+}
+
+func (a *armer) Receive(ctx actor.Context) {
+	switch msg := ctx.Message().(type) {
+	case numbered:
+		ctx.Send(a.probe, msg)
+	case arm:
+		a.sys.Clock().SendAfter(time.Minute, a.probe, numbered{from: "armer timer"})
+		a.sys.Executor().Submit(a.probe, func() any { return numbered{from: "armer job"} })
+		*a.armed = true
+	}
+}
+
 func TestSimCrashDropsPendingMessagesTimersAndJobs(t *testing.T) {
-	sim := NewSim(SimOptions{Options: Options{Seed: 9}})
-	sys := sim.System()
-	probe := mustProbe(t, sys, "probe")
-	watcher := mustProbe(t, sys, "watcher")
-	parent := mustSpawn(t, sys, "parent", func() actor.Actor { return &supervisor{sys: sys, probe: probe.PID()} })
-	victim := mustSpawn(t, sys, "victim", func() actor.Actor { return &relay{to: probe.PID()} })
-	if err := sim.RunUntilIdle(); err != nil {
-		t.Fatal(err)
-	}
-	worker := actor.NewPID(parent.Address, parent.Id+"/worker")
-	watcher.Watch(victim)
-	if err := sim.RunUntilIdle(); err != nil {
-		t.Fatal(err)
-	}
+	for _, crash := range []bool{false, true} {
+		t.Run(fmt.Sprintf("crash-%v", crash), func(t *testing.T) {
+			sim := NewSim(SimOptions{Options: Options{Seed: 9}})
+			sys := sim.System()
+			probe := mustProbe(t, sys, "probe")
+			watcher := mustProbe(t, sys, "watcher")
+			parent := mustSpawn(t, sys, "parent", func() actor.Actor { return &supervisor{sys: sys, probe: probe.PID()} })
+			armed := false
+			victim := mustSpawn(t, sys, "victim", func() actor.Actor { return &armer{sys: sys, probe: probe.PID(), armed: &armed} })
+			watcher.Watch(victim)
+			if err := sim.RunUntilIdle(); err != nil {
+				t.Fatal(err)
+			}
+			sys.Send(victim, arm{})
+			// Stop right after the victim armed, before its job or timer can run.
+			if err := sim.RunUntil(func() bool { return armed }); err != nil {
+				t.Fatal(err)
+			}
+			worker := actor.NewPID(parent.Address, parent.Id+"/worker")
 
-	// Work queued for the victim and the worker: messages, a timer, an executor job.
-	for i := range 5 {
-		sys.Send(victim, numbered{from: "test", n: i})
-	}
-	sys.Send(worker, link{n: 0})
-	sys.Clock().SendAfter(time.Minute, victim, numbered{from: "timer"})
-	sys.Executor().Submit(victim, func() any { return numbered{from: "job"} })
-	// A job submitted by the driver for a surviving actor still runs.
-	sys.Executor().Submit(probe.PID(), func() any { return jobDone{id: 1} })
+			// Pending now: the victim's timer and job for the probe, plus messages, a timer
+			// and a job aimed at the victim and messages for the parent's worker.
+			for i := range 5 {
+				sys.Send(victim, numbered{from: "queued", n: i})
+			}
+			sys.Send(worker, link{n: 0})
+			sys.Clock().SendAfter(time.Second, victim, numbered{from: "timer for victim"})
+			jobForVictimRan := false
+			sys.Executor().Submit(victim, func() any { jobForVictimRan = true; return numbered{from: "job for victim"} })
+			// A job the driver submits for a surviving actor runs either way.
+			sys.Executor().Submit(probe.PID(), func() any { return jobDone{id: 1} })
 
-	if n := sim.Crash(victim, parent); n != 3 {
-		t.Fatalf("crashed %d actors, want victim, parent and its worker", n)
-	}
-	if err := sim.RunUntilIdle(); err != nil {
-		t.Fatal(err)
-	}
-	if got := probe.Drain(); len(got) != 1 || got[0] != (jobDone{id: 1}) {
-		t.Fatalf("after the crash the probe got %v, want only the surviving job's result", got)
-	}
-	term, err := Expect[*actor.Terminated](watcher)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if !term.Who.Equal(victim) || term.Why != actor.TerminatedReason_AddressTerminated {
-		t.Fatalf("watcher got %v, want victim terminated by a crash", term)
-	}
+			if crash {
+				if n := sim.Crash(victim, parent); n != 3 {
+					t.Fatalf("crashed %d actors, want victim, parent and its worker", n)
+				}
+			}
+			if err := sim.RunUntilIdle(); err != nil {
+				t.Fatal(err)
+			}
+			got := map[string]int{}
+			for _, m := range probe.Drain() {
+				switch m := m.(type) {
+				case numbered:
+					got[m.from]++
+				case string:
+					got[m]++
+				default:
+					got[fmt.Sprintf("%T", m)]++
+				}
+			}
+			want := map[string]int{"actors.jobDone": 1}
+			if !crash {
+				want = map[string]int{"actors.jobDone": 1, "armer timer": 1, "armer job": 1, "queued": 5,
+					"timer for victim": 1, "job for victim": 1, "chain done": 1}
+			}
+			if fmt.Sprint(got) != fmt.Sprint(want) {
+				t.Fatalf("probe got %v, want %v", got, want)
+			}
+			if jobForVictimRan != !crash {
+				t.Fatalf("job aimed at the victim ran: %v", jobForVictimRan)
+			}
+			if !crash {
+				return
+			}
+			term, err := Expect[*actor.Terminated](watcher)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !term.Who.Equal(victim) || term.Why != actor.TerminatedReason_AddressTerminated {
+				t.Fatalf("watcher got %v, want victim terminated by a crash", term)
+			}
 
-	// The names are free again: a restarted process reuses them.
-	if _, err := sys.Spawn("victim", func() actor.Actor { return &relay{to: probe.PID()} }); err != nil {
-		t.Fatal(err)
-	}
-	sys.Send(victim, numbered{from: "after restart"})
-	if msg, err := Expect[numbered](probe); err != nil || msg.from != "after restart" {
-		t.Fatalf("got %v, %v", msg, err)
+			// The names are free again: a restarted process reuses them.
+			if _, err := sys.Spawn("victim", func() actor.Actor { return &armer{sys: sys, probe: probe.PID(), armed: &armed} }); err != nil {
+				t.Fatal(err)
+			}
+			sys.Send(victim, numbered{from: "after restart"})
+			if msg, err := Expect[numbered](probe); err != nil || msg.from != "after restart" {
+				t.Fatalf("got %v, %v", msg, err)
+			}
+		})
 	}
 }
 
