@@ -105,6 +105,7 @@ func TestGeneratorIsDeterministic(t *testing.T) {
 }
 
 func TestSetOffsetReplaysTheSameEvents(t *testing.T) {
+	t.Parallel()
 	cfg := boundedConfig(3000)
 	for _, p := range []int{1, 4} {
 		for sub := range p {
@@ -216,7 +217,8 @@ func TestTimestamps(t *testing.T) {
 }
 
 func TestFieldDistributions(t *testing.T) {
-	const n = 500_000
+	t.Parallel()
+	const n = 200_000
 	cfg := boundedConfig(n)
 	events := generateAll(t, cfg, 1)
 	var persons, auctions, bids int
