@@ -1,0 +1,190 @@
+package table
+
+import (
+	"fmt"
+)
+
+// CompactResult is what one compaction changed in a bucket: the entries of a
+// COMPACT commit and the bucket's deletion vectors after it.
+type CompactResult struct {
+	// Deleted are the files leaving their level: rewritten inputs, and the
+	// old level of upgraded files.
+	Deleted []DataFileMeta
+	// Added are the rewritten outputs and the upgraded files at their new
+	// level (same name).
+	Added []DataFileMeta
+	// DVs is the bucket's complete deletion-vector set after the change:
+	// the input set without the vectors of rewritten files, plus the rows
+	// the lookups superseded. DVChanged says whether it differs.
+	DVs       DeletionVectors
+	DVChanged bool
+}
+
+// Compact executes a plan against the bucket it was made for. Rewrites read
+// their inputs with deletion vectors applied, merge them by key keeping the
+// newest row, drop retract rows when the plan says so, and write new files at
+// the output level. Upgrades keep their file. Steps marked Lookup then have
+// their level-0 keys looked up below the output level. dvs is not changed;
+// on error every file written is removed.
+func Compact(plan CompactPlan, levels *Levels, dvs DeletionVectors, files BucketFiles) (CompactResult, error) {
+	c := &compaction{plan: plan, levels: levels, dvs: dvs, files: files}
+	res, err := c.run()
+	if err != nil {
+		for _, w := range c.writers {
+			w.Abort()
+		}
+		return CompactResult{}, err
+	}
+	return res, nil
+}
+
+type compaction struct {
+	plan    CompactPlan
+	levels  *Levels
+	dvs     DeletionVectors
+	files   BucketFiles
+	writers []RowWriter
+	lookup  [][]byte // keys to look up below the output level, ascending
+	res     CompactResult
+}
+
+func (c *compaction) run() (CompactResult, error) {
+	out := c.plan.OutputLevel
+	if out < 0 || out > c.levels.MaxLevel() {
+		return CompactResult{}, fmt.Errorf("compact: output level %d outside 0..%d", out, c.levels.MaxLevel())
+	}
+	c.res.DVs = c.dvs.Clone()
+	for _, s := range c.plan.Steps {
+		var err error
+		switch s.Kind {
+		case StepUpgrade:
+			err = c.upgrade(s)
+		case StepRewrite:
+			err = c.rewrite(s)
+		default:
+			err = fmt.Errorf("compact: unknown step kind %d", s.Kind)
+		}
+		if err != nil {
+			return CompactResult{}, err
+		}
+	}
+	if len(c.lookup) > 0 {
+		found, err := LookupSuperseded(c.levels, out, c.lookup, c.res.DVs, c.files)
+		if err != nil {
+			return CompactResult{}, err
+		}
+		if c.res.DVs.Merge(found) {
+			c.res.DVChanged = true
+		}
+	}
+	return c.res, nil
+}
+
+func (c *compaction) upgrade(s CompactStep) error {
+	f := s.File
+	if int(f.Level) == c.plan.OutputLevel {
+		return fmt.Errorf("compact: upgrade of %s to its own level %d", f.FileName, f.Level)
+	}
+	if s.Lookup {
+		if err := c.collectKeys(f); err != nil {
+			return err
+		}
+	}
+	up := f
+	up.Level = int32(c.plan.OutputLevel)
+	c.res.Deleted = append(c.res.Deleted, f)
+	c.res.Added = append(c.res.Added, up)
+	return nil
+}
+
+// collectKeys reads the keys of a file carried up without rewriting.
+func (c *compaction) collectKeys(f DataFileMeta) error {
+	it, err := c.files.Open(f, c.dvs[f.FileName])
+	if err != nil {
+		return fmt.Errorf("compact: open %s: %w", f.FileName, err)
+	}
+	defer it.Close()
+	for it.Next() {
+		c.lookup = append(c.lookup, append([]byte(nil), it.Key()...))
+	}
+	if err := it.Err(); err != nil {
+		return fmt.Errorf("compact: read %s: %w", f.FileName, err)
+	}
+	return nil
+}
+
+func (c *compaction) rewrite(s CompactStep) error {
+	w, err := c.files.NewWriter(c.plan.OutputLevel)
+	if err != nil {
+		return fmt.Errorf("compact: new writer at level %d: %w", c.plan.OutputLevel, err)
+	}
+	c.writers = append(c.writers, w)
+	for _, section := range s.Sections {
+		if err := c.mergeSection(section, s.Lookup, w); err != nil {
+			return err
+		}
+		for _, r := range section {
+			for _, f := range r.Files {
+				c.res.Deleted = append(c.res.Deleted, f)
+				if c.res.DVs.Remove(f.FileName) {
+					c.res.DVChanged = true
+				}
+			}
+		}
+	}
+	added, err := w.Finish()
+	if err != nil {
+		return fmt.Errorf("compact: finish level-%d output: %w", c.plan.OutputLevel, err)
+	}
+	for _, f := range added {
+		if int(f.Level) != c.plan.OutputLevel {
+			return fmt.Errorf("compact: writer produced %s at level %d, want %d", f.FileName, f.Level, c.plan.OutputLevel)
+		}
+	}
+	c.res.Added = append(c.res.Added, added...)
+	return nil
+}
+
+// mergeSection merges one section's runs into w. With lookup, a key that
+// only level-0 rows hold is queued for the lookup below the output level,
+// whatever its newest row is: a retract row still supersedes the older
+// version there.
+func (c *compaction) mergeSection(section []SortedRun, lookup bool, w RowWriter) error {
+	runs := make([]*runIterator, len(section))
+	for i, r := range section {
+		runs[i] = &runIterator{files: c.files, run: r.Files, dvs: c.dvs}
+	}
+	m, err := newKWayMerge(runs)
+	if err != nil {
+		return fmt.Errorf("compact: %w", err)
+	}
+	defer m.close()
+	for {
+		group, err := m.nextGroup()
+		if err != nil {
+			return fmt.Errorf("compact: %w", err)
+		}
+		if group == nil {
+			return nil
+		}
+		if lookup && !anyAboveLevel0(group) {
+			c.lookup = append(c.lookup, append([]byte(nil), group[0].cur.Key()...))
+		}
+		best := newestOf(group)
+		if c.plan.DropDelete && best.cur.Kind().IsRetract() {
+			continue
+		}
+		if err := w.Write(best.cur); err != nil {
+			return fmt.Errorf("compact: write: %w", err)
+		}
+	}
+}
+
+func anyAboveLevel0(group []*runIterator) bool {
+	for _, r := range group {
+		if r.level > 0 {
+			return true
+		}
+	}
+	return false
+}

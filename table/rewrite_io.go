@@ -1,0 +1,73 @@
+package table
+
+import "github.com/RoaringBitmap/roaring/v2"
+
+// BucketFiles is what the LSM primitives need from one bucket's data files:
+// sequential reads in key order, point lookups of keys, and writers of new
+// files at a level. Keys here are order-preserving encodings (see KeyBatch):
+// bytes.Compare orders them as Paimon orders the keys.
+type BucketFiles interface {
+	// Open reads the rows of f in key order, skipping the positions in
+	// deleted (nil: none).
+	Open(f DataFileMeta, deleted *roaring.Bitmap) (RowIterator, error)
+	// FindKeys returns, for each of keys (encoded, ascending, unique), its
+	// row position in f, or -1 when f lacks it. Deletion vectors are not
+	// applied: the caller decides what a deleted position means.
+	FindKeys(f DataFileMeta, keys [][]byte) ([]int64, error)
+	// EncodeKey turns a serialized key BinaryRow (DataFileMeta.MinKey,
+	// MaxKey) into the encoding of RowIterator.Key.
+	EncodeKey(binaryRow []byte) ([]byte, error)
+	// NewWriter starts the output of one rewrite at level: rows arrive in
+	// key order, and the writer rolls to a new file past the target size.
+	NewWriter(level int) (RowWriter, error)
+}
+
+// RowIterator walks one data file's rows in key order.
+type RowIterator interface {
+	// Next advances to the next row; false at the end or on error.
+	Next() bool
+	// Key is the current row's encoded key; valid until Next.
+	Key() []byte
+	Seq() int64
+	Kind() ValueKind
+	// Pos is the current row's position in the file, counting every row.
+	Pos() int64
+	Err() error
+	Close() error
+}
+
+// RowWriter receives the rows a rewrite keeps.
+type RowWriter interface {
+	// Write copies the current row of src, an iterator of the same
+	// BucketFiles, with its sequence number and kind.
+	Write(src RowIterator) error
+	// Finish closes the last file and returns the metadata of every file
+	// written (none when no row was written).
+	Finish() ([]DataFileMeta, error)
+	// Abort removes whatever was written.
+	Abort()
+}
+
+// findKeysByScan answers FindKeys by walking a file's rows: for
+// implementations without a pruned key index.
+func findKeysByScan(it RowIterator, keys [][]byte) ([]int64, error) {
+	out := make([]int64, len(keys))
+	for i := range out {
+		out[i] = -1
+	}
+	i := 0
+	for i < len(keys) && it.Next() {
+		k := it.Key()
+		for i < len(keys) && string(keys[i]) < string(k) {
+			i++
+		}
+		if i < len(keys) && string(keys[i]) == string(k) {
+			out[i] = it.Pos()
+			i++
+		}
+	}
+	if err := it.Err(); err != nil {
+		return nil, err
+	}
+	return out, nil
+}
