@@ -1,6 +1,9 @@
 package nexmark
 
-import "fmt"
+import (
+	"fmt"
+	"slices"
+)
 
 // Generator produces the events of one source subtask. Subtask i of p owns a
 // contiguous range of event ids, as the reference's GeneratorConfig.split
@@ -12,10 +15,19 @@ import "fmt"
 // Every event is a pure function of the configuration, the subtask and its
 // offset (the number of events the subtask emitted before it), so a restored
 // source subtask that is set to its checkpointed offset emits exactly the
-// events it would have emitted without the failure.
+// events it would have emitted without the failure. Apart from its event
+// time (and an auction's expiry, which is measured in event time), an event
+// depends only on its id and the seed, not on which split emits it.
 //
-// A Generator is not safe for concurrent use; give each source subtask its
-// own.
+// Events come as fast as Next is called: like the reference run at maximum
+// emit speed, the generator never throttles; the rate shapes event time only.
+//
+// The parallelism fixes the event stream (id ranges and timelines), so it is
+// a property of the run, not of the job's current deployment: a job that
+// rescales its sources keeps the same splits and lets a source task read
+// several of them, each with its own Generator and offset.
+//
+// A Generator is not safe for concurrent use; give each split its own.
 type Generator struct {
 	cfg     Config
 	tables  *stringTables
@@ -54,6 +66,28 @@ func NewGenerator(cfg Config, subtask, parallelism int) (*Generator, error) {
 		numEvents:    numEvents,
 		scratch:      make([]byte, 0, 128),
 	}, nil
+}
+
+// AllEvents returns every event of a bounded run with parallelism splits,
+// split by split: the complete sequence the reference implementations take.
+// An event occupies about 320 bytes plus its strings.
+func AllEvents(cfg Config, parallelism int) ([]Event, error) {
+	if cfg.NumEvents == 0 {
+		return nil, fmt.Errorf("nexmark: an unbounded run has no complete event sequence")
+	}
+	var all []Event
+	for i := range parallelism {
+		g, err := NewGenerator(cfg, i, parallelism)
+		if err != nil {
+			return nil, err
+		}
+		n := len(all)
+		all = slices.Grow(all, int(g.Len()))[:n+int(g.Len())]
+		if got := g.Next(all[n:]); int64(got) != g.Len() {
+			panic(fmt.Sprintf("nexmark: split %d emitted %d of %d events", i, got, g.Len()))
+		}
+	}
+	return all, nil
 }
 
 // Len is the number of events the subtask emits in all.

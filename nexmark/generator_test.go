@@ -35,14 +35,13 @@ func newGen(t testing.TB, cfg Config, subtask, parallelism int) *Generator {
 	return g
 }
 
-// Generate returns the events of all subtasks of one run, subtask by subtask.
 func generateAll(t testing.TB, cfg Config, parallelism int) []Event {
 	t.Helper()
-	var all []Event
-	for i := range parallelism {
-		all = append(all, drain(t, newGen(t, cfg, i, parallelism), 97)...)
+	events, err := AllEvents(cfg, parallelism)
+	if err != nil {
+		t.Fatal(err)
 	}
-	return all
+	return events
 }
 
 func TestFirstEventsFollowReferenceIDs(t *testing.T) {
@@ -148,9 +147,12 @@ func withoutTime(e Event) Event {
 func TestSplitCoversTheSameEvents(t *testing.T) {
 	const n = 10007 // not a multiple of any parallelism below
 	cfg := boundedConfig(n)
-	one := generateAll(t, cfg, 1)
+	one := drain(t, newGen(t, cfg, 0, 1), 1000)
 	for _, p := range []int{2, 3, 8} {
-		split := generateAll(t, cfg, p)
+		var split []Event
+		for i := range p {
+			split = append(split, drain(t, newGen(t, cfg, i, p), 97)...)
+		}
 		if len(split) != n {
 			t.Fatalf("p=%d: %d events, want %d", p, len(split), n)
 		}
@@ -297,6 +299,21 @@ func TestFieldDistributions(t *testing.T) {
 	}
 	if len(categories) != 5 {
 		t.Errorf("categories %v, want 10..14", categories)
+	}
+}
+
+func TestAllEventsConcatenatesSplits(t *testing.T) {
+	cfg := boundedConfig(1001)
+	all := generateAll(t, cfg, 3)
+	var want []Event
+	for i := range 3 {
+		want = append(want, drain(t, newGen(t, cfg, i, 3), 64)...)
+	}
+	if !slices.Equal(all, want) {
+		t.Fatal("AllEvents differs from draining every split")
+	}
+	if _, err := AllEvents(DefaultConfig(), 1); err == nil {
+		t.Fatal("AllEvents of an unbounded run succeeded")
 	}
 }
 

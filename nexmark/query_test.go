@@ -242,3 +242,18 @@ func TestCanonicalText(t *testing.T) {
 		t.Fatal("empty outputs of two queries share a digest")
 	}
 }
+
+func TestLookupQuery(t *testing.T) {
+	for _, name := range []string{"q4", "q5", "q7", "q9", "q18", "q20"} {
+		q, ok := LookupQuery(name)
+		if !ok || q.Name != name {
+			t.Fatalf("LookupQuery(%q) = %v, %v", name, q.Name, ok)
+		}
+		if got := q.Reference(nil).Query(); got != name {
+			t.Fatalf("%s's reference returns %s output", name, got)
+		}
+	}
+	if _, ok := LookupQuery("q3"); ok {
+		t.Fatal("q3 found")
+	}
+}
