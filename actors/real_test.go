@@ -1,7 +1,10 @@
 package actors
 
 import (
+	"bytes"
 	"fmt"
+	"log/slog"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"testing"
@@ -268,5 +271,26 @@ func TestRandStreamsAreSeededAndIndependent(t *testing.T) {
 	}
 	if !same || !diffSeed || !diffStream {
 		t.Fatalf("same seed+stream equal: %v; other seed differs: %v; other stream differs: %v", same, diffSeed, diffStream)
+	}
+}
+
+func TestProtoactorLogsGoToTheSystemLogger(t *testing.T) {
+	var buf bytes.Buffer
+	sys := newRealSystem(t, Options{Logger: slog.New(slog.NewTextHandler(&buf, nil))})
+	probe := mustProbe(t, sys, "probe")
+	pid := mustSpawn(t, sys, "fragile", func() actor.Actor { return &fragile{probe: probe.PID()} })
+	if _, err := Expect[string](probe); err != nil {
+		t.Fatal(err)
+	}
+	probe.Watch(pid)
+	sys.Send(pid, boom{})
+	if _, err := Expect[*actor.Terminated](probe); err != nil {
+		t.Fatal(err)
+	}
+	logs := buf.String()
+	for _, want := range []string{"actor system started", "Recovering", "lib=protoactor"} {
+		if !strings.Contains(logs, want) {
+			t.Fatalf("logger did not receive %q; got:\n%s", want, logs)
+		}
 	}
 }
