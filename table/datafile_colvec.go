@@ -388,23 +388,27 @@ func asBytes[T int32 | int64 | float32 | float64](s []T) []byte {
 // gather appends rows sel of src (same type) to v.
 func (v *colVec) gather(src *colVec, sel []int32) {
 	for _, r := range sel {
-		i := int(r)
-		if src.nulls > 0 && !bitutil.BitIsSet(src.valid, i) {
-			v.appendNull()
-			continue
-		}
-		v.markValidity(true)
-		switch {
-		case v.isVar():
-			v.data = append(v.data, src.data[src.offs[i]:src.offs[i+1]]...)
-			v.offs = append(v.offs, int32(len(v.data)))
-		case v.t.Root == TypeBoolean:
-			v.setBit(&v.bits, v.n, bitutil.BitIsSet(src.bits, i))
-		default:
-			v.fixed = append(v.fixed, src.fixed[i*v.width:(i+1)*v.width]...)
-		}
-		v.n++
+		v.appendRow(src, int(r))
 	}
+}
+
+// appendRow appends row i of src (same type) to v.
+func (v *colVec) appendRow(src *colVec, i int) {
+	if src.nulls > 0 && !bitutil.BitIsSet(src.valid, i) {
+		v.appendNull()
+		return
+	}
+	v.markValidity(true)
+	switch {
+	case v.isVar():
+		v.data = append(v.data, src.data[src.offs[i]:src.offs[i+1]]...)
+		v.offs = append(v.offs, int32(len(v.data)))
+	case v.t.Root == TypeBoolean:
+		v.setBit(&v.bits, v.n, bitutil.BitIsSet(src.bits, i))
+	default:
+		v.fixed = append(v.fixed, src.fixed[i*v.width:(i+1)*v.width]...)
+	}
+	v.n++
 }
 
 // appendRange appends rows [lo,hi) of src (same type) to v.

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io"
 	"sort"
+	"sync"
 
 	"github.com/parquet-go/parquet-go"
 )
@@ -26,6 +27,9 @@ type DataFile struct {
 	leaves    []leafInfo
 	groups    []rowGroupInfo
 	numRows   int64
+
+	keyPagesOnce  sync.Once
+	keyPageBounds []pageBound
 }
 
 type leafInfo struct {

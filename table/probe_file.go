@@ -1,0 +1,247 @@
+package table
+
+import (
+	"bytes"
+	"encoding/binary"
+	"math"
+	"sort"
+	"sync"
+
+	"github.com/parquet-go/parquet-go"
+)
+
+// pageBound is a key page of a data file with bounds on the keys it holds:
+// every key k of the page has lo <= k and k[:len(hi)] <= hi, where lo and hi
+// encode a prefix of the key fields (as far as the page index pins them).
+// Nil bounds are open.
+type pageBound struct {
+	span   pageSpan
+	lo, hi []byte
+}
+
+// keyPages returns the pages of the key columns with their bounds, computed
+// once per file from the column index. Files whose key columns do not break
+// pages at the same rows (other writers) get bounds from the first key
+// column only.
+func (d *DataFile) keyPages() []pageBound {
+	d.keyPagesOnce.Do(func() { d.keyPageBounds = d.computeKeyPages() })
+	return d.keyPageBounds
+}
+
+func (d *DataFile) computeKeyPages() (out []pageBound) {
+	defer func() {
+		if recover() != nil {
+			out = d.wholeGroups()
+		}
+	}()
+	for _, g := range d.groups {
+		spans := g.pages[d.keyCols[0]]
+		if spans == nil {
+			return d.wholeGroups()
+		}
+		usable := 1
+		for k := 1; k < len(d.keyCols); k++ {
+			if !sameSpans(spans, g.pages[d.keyCols[k]]) {
+				break
+			}
+			usable++
+		}
+		chunks := g.rg.ColumnChunks()
+		idx := make([]parquet.ColumnIndex, usable)
+		for k := range idx {
+			ci, err := chunks[d.keyCols[k]].ColumnIndex()
+			if err != nil || ci == nil || ci.NumPages() != len(spans) {
+				idx = idx[:k]
+				break
+			}
+			idx[k] = ci
+		}
+		for p, s := range spans {
+			b := pageBound{span: s}
+			for k, ci := range idx {
+				if ci.NullPage(p) {
+					break
+				}
+				t := d.keyTypes[k]
+				lo, okLo := boundDatum(ci.MinValue(p), t)
+				hi, okHi := boundDatum(ci.MaxValue(p), t)
+				if !okLo || !okHi {
+					break
+				}
+				b.lo = appendKeyDatum(b.lo, t, lo)
+				b.hi = appendKeyDatum(b.hi, t, hi)
+				if CompareDatum(t, lo, hi) != 0 {
+					break
+				}
+			}
+			out = append(out, b)
+		}
+	}
+	return out
+}
+
+func (d *DataFile) wholeGroups() []pageBound {
+	out := make([]pageBound, len(d.groups))
+	for i, g := range d.groups {
+		out[i] = pageBound{span: pageSpan{g.first, g.first + g.rows}}
+	}
+	return out
+}
+
+func sameSpans(a, b []pageSpan) bool {
+	if len(a) != len(b) {
+		return false
+	}
+	for i := range a {
+		if a[i] != b[i] {
+			return false
+		}
+	}
+	return true
+}
+
+// boundDatum converts a page-index bound to a datum for the integer and
+// string types keys use; other types (and strings the index may have
+// truncated) give no bound.
+func boundDatum(v parquet.Value, t DataType) (Datum, bool) {
+	if v.IsNull() {
+		return Datum{}, false
+	}
+	switch t.Root {
+	case TypeTinyInt, TypeSmallInt, TypeInt, TypeDate:
+		if v.Kind() == parquet.Int32 {
+			return IntDatum(int64(v.Int32())), true
+		}
+	case TypeBigInt:
+		if v.Kind() == parquet.Int64 {
+			return IntDatum(v.Int64()), true
+		}
+	case TypeString, TypeBytes:
+		if v.Kind() == parquet.ByteArray && len(v.ByteArray()) < 64 {
+			return BytesDatum(v.ByteArray()), true
+		}
+	}
+	return Datum{}, false
+}
+
+// probeMatch is a probe key found in a file: its index in the probe batch and
+// its row position in the file.
+type probeMatch struct {
+	key int32
+	pos int64
+}
+
+// probeScratch holds reusable decode buffers of one probing goroutine.
+type probeScratch struct {
+	keyVecs []*colVec
+	enc     []byte
+	last    []byte
+}
+
+func (sc *probeScratch) prepare(types []DataType) {
+	for len(sc.keyVecs) < len(types) {
+		sc.keyVecs = append(sc.keyVecs, nil)
+	}
+	for k, t := range types {
+		if sc.keyVecs[k] == nil || sc.keyVecs[k].t != t {
+			sc.keyVecs[k] = newColVec(t)
+		}
+	}
+}
+
+var probeScratchPool = sync.Pool{New: func() any { return new(probeScratch) }}
+
+// lookup finds the given probe keys (encoded, ascending, unique) in the file
+// and appends (ids[j], row position) of each key j present to out, in key
+// order. Page bounds skip pages without decoding them; a decoded key page
+// answers its keys by binary search over its rows, encoding only the rows
+// the search touches.
+func (d *DataFile) lookup(keys [][]byte, ids []int32, out []probeMatch) (_ []probeMatch, err error) {
+	defer guard(d.path, &err)
+	pages := d.keyPages()
+	sc := probeScratchPool.Get().(*probeScratch)
+	defer probeScratchPool.Put(sc)
+	sc.prepare(d.keyTypes)
+	rowKey := func(r int) []byte {
+		sc.enc = sc.enc[:0]
+		for k, t := range d.keyTypes {
+			sc.enc = sc.keyVecs[k].appendKey(sc.enc, t, r)
+		}
+		return sc.enc
+	}
+	decoded, rows, from := -1, 0, 0
+	for p, j := 0, 0; j < len(keys) && p < len(pages); {
+		pb := &pages[p]
+		k := keys[j]
+		if pb.hi != nil && bytes.Compare(k[:min(len(k), len(pb.hi))], pb.hi) > 0 {
+			p++ // every row of the page is below k
+			continue
+		}
+		if pb.lo != nil && bytes.Compare(k, pb.lo) < 0 {
+			j++ // k lies between this page and the previous one: absent
+			continue
+		}
+		if decoded != p {
+			for c, col := range d.keyCols {
+				sc.keyVecs[c].reset()
+				if err := d.readRange(col, pb.span.first, pb.span.end, sc.keyVecs[c]); err != nil {
+					return out, err
+				}
+			}
+			decoded, rows, from = p, int(pb.span.end-pb.span.first), 0
+			sc.last = append(sc.last[:0], rowKey(rows-1)...)
+		}
+		if bytes.Compare(k, sc.last) > 0 {
+			p++
+			continue
+		}
+		r := from + sort.Search(rows-from, func(x int) bool { return bytes.Compare(rowKey(from+x), k) >= 0 })
+		if r < rows && bytes.Equal(rowKey(r), k) {
+			out = append(out, probeMatch{key: ids[j], pos: pb.span.first + int64(r)})
+		}
+		from = r
+		j++
+	}
+	return out, nil
+}
+
+// appendKey appends the order-preserving encoding of row r of v.
+func (v *colVec) appendKey(dst []byte, t DataType, r int) []byte {
+	if t.Nullable {
+		if v.nulls > 0 && v.valid[r/8]&(1<<(r%8)) == 0 {
+			return append(dst, 0)
+		}
+		dst = append(dst, 1)
+	}
+	switch t.Root {
+	case TypeString, TypeBytes:
+		for _, c := range v.data[v.offs[r]:v.offs[r+1]] {
+			dst = append(dst, c)
+			if c == 0 {
+				dst = append(dst, 0xFF)
+			}
+		}
+		return append(dst, 0, 1)
+	case TypeInt, TypeDate:
+		return binary.BigEndian.AppendUint32(dst, binary.LittleEndian.Uint32(v.fixed[4*r:])^1<<31)
+	case TypeBigInt, TypeTimestamp:
+		return binary.BigEndian.AppendUint64(dst, binary.LittleEndian.Uint64(v.fixed[8*r:])^1<<63)
+	case TypeTinyInt:
+		return append(dst, v.fixed[r]^0x80)
+	case TypeSmallInt:
+		return binary.BigEndian.AppendUint16(dst, binary.LittleEndian.Uint16(v.fixed[2*r:])^1<<15)
+	case TypeBoolean:
+		if v.bits[r/8]&(1<<(r%8)) != 0 {
+			return append(dst, 0x81)
+		}
+		return append(dst, 0x80)
+	case TypeFloat:
+		return binary.BigEndian.AppendUint32(dst, orderedFloat32(math.Float32frombits(binary.LittleEndian.Uint32(v.fixed[4*r:]))))
+	case TypeDouble:
+		return binary.BigEndian.AppendUint64(dst, orderedFloat64(math.Float64frombits(binary.LittleEndian.Uint64(v.fixed[8*r:]))))
+	case TypeDecimal:
+		dst = binary.BigEndian.AppendUint64(dst, binary.LittleEndian.Uint64(v.fixed[16*r+8:])^1<<63)
+		return binary.BigEndian.AppendUint64(dst, binary.LittleEndian.Uint64(v.fixed[16*r:]))
+	}
+	panic("key encoding: unsupported type " + t.String())
+}
