@@ -28,7 +28,11 @@ func (d *DataFile) ReadRange(lo, hi int64) (*FileRows, error) {
 	if err != nil {
 		return nil, err
 	}
-	rec, err := d.readFields(int(hi-lo), func(c int, v *colVec) error { return d.readRange(c, lo, hi, v) })
+	vecs, err := d.readFieldVecs(int(hi-lo), func(c int, v *colVec) error { return d.readRange(c, lo, hi, v) })
+	if err != nil {
+		return nil, err
+	}
+	rec, err := vecsRecord(d.schema, vecs)
 	if err != nil {
 		return nil, err
 	}
@@ -63,16 +67,9 @@ func int64s(v *colVec) []int64 {
 	return unsafe.Slice((*int64)(unsafe.Pointer(unsafe.SliceData(v.fixed))), v.n)
 }
 
-// readFields decodes every schema field with read into a record of n rows.
-func (d *DataFile) readFields(n int, read func(c int, v *colVec) error) (arrow.Record, error) {
-	cols := make([]arrow.Array, len(d.schema.Fields))
-	defer func() {
-		for _, c := range cols {
-			if c != nil {
-				c.Release()
-			}
-		}
-	}()
+// readFieldVecs decodes every schema field with read; n is the row count.
+func (d *DataFile) readFieldVecs(n int, read func(c int, v *colVec) error) ([]*colVec, error) {
+	vecs := make([]*colVec, len(d.schema.Fields))
 	for i, f := range d.schema.Fields {
 		v := newColVec(f.Type)
 		if c := d.fieldCols[i]; c >= 0 {
@@ -90,13 +87,31 @@ func (d *DataFile) readFields(n int, read func(c int, v *colVec) error) (arrow.R
 		if v.n != n {
 			return nil, corruptError(d.path, fmt.Errorf("field %q decoded %d rows, want %d", f.Name, v.n, n))
 		}
+		vecs[i] = v
+	}
+	return vecs, nil
+}
+
+// vecsRecord wraps one colVec per schema field as a record.
+func vecsRecord(s *Schema, vecs []*colVec) (arrow.Record, error) {
+	cols := make([]arrow.Array, len(vecs))
+	defer func() {
+		for _, c := range cols {
+			if c != nil {
+				c.Release()
+			}
+		}
+	}()
+	n := 0
+	for i, v := range vecs {
 		a, err := v.arrow()
 		if err != nil {
 			return nil, err
 		}
 		cols[i] = a
+		n = v.n
 	}
-	sch, err := d.schema.ArrowSchema()
+	sch, err := s.ArrowSchema()
 	if err != nil {
 		return nil, err
 	}

@@ -6,7 +6,6 @@ import (
 	"slices"
 
 	"github.com/apache/arrow-go/v18/arrow"
-	"github.com/apache/arrow-go/v18/arrow/array"
 )
 
 // probeHit is a probe key's newest live row: its index in the probe batch,
@@ -379,29 +378,14 @@ func (v *View) assembleHits(hits []probeHit) (arrow.Record, []int32, error) {
 	for i, o := range order {
 		ids[i] = hits[o].id
 	}
-	cols := make([]arrow.Array, len(fields))
-	defer func() {
-		for _, c := range cols {
-			if c != nil {
-				c.Release()
-			}
-		}
-	}()
+	outs := make([]*colVec, len(fields))
 	for i, fd := range fields {
-		out := newColVec(fd.Type)
+		outs[i] = newColVec(fd.Type)
 		for _, o := range order {
 			w := where[o]
-			out.appendRow(parts[w[0]].vecs[i], int(w[1]))
+			outs[i].appendRow(parts[w[0]].vecs[i], int(w[1]))
 		}
-		a, err := out.arrow()
-		if err != nil {
-			return nil, nil, err
-		}
-		cols[i] = a
 	}
-	sch, err := v.schema.ArrowSchema()
-	if err != nil {
-		return nil, nil, err
-	}
-	return array.NewRecordBatch(sch, cols, int64(len(hits))), ids, nil
+	rec, err := vecsRecord(v.schema, outs)
+	return rec, ids, err
 }
