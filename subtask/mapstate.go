@@ -171,10 +171,7 @@ func (me *MapEntries) Put(sub, value Row) {
 		value = Row{}
 	}
 	enc := me.encode(sub)
-	ts := noWriteTime
-	if me.m.l.hasTTL() {
-		ts = me.m.store.now
-	}
+	ts := me.m.store.writeTime(me.m.l)
 	i, ok := me.find(enc)
 	if ok {
 		me.entries[i].value, me.entries[i].ts = value, ts

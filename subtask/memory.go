@@ -33,9 +33,6 @@ func (b *MemoryBackend) open(l *layout) (committedTable, error) {
 		t = &memTable{kind: l.Kind, cols: l.columns(), nPK: len(l.pkTypes), rows: map[string]Row{}}
 		b.tables[l.Name] = t
 	}
-	if t.l != nil {
-		return nil, fmt.Errorf("memory backend: table %q opened twice", l.Name)
-	}
 	if t.kind != l.Kind || t.nPK != len(l.pkTypes) || !slices.Equal(t.cols, l.columns()) {
 		return nil, fmt.Errorf("memory backend: table %q holds a %s table of columns %v, not %s %v", l.Name, t.kind, t.cols, l.Kind, l.columns())
 	}

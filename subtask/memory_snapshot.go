@@ -127,7 +127,13 @@ func decodeMemory(data []byte) (*MemoryBackend, error) {
 	if got, want := crc32.Checksum(body, castagnoli), binary.LittleEndian.Uint32(data[len(data)-4:]); got != want {
 		return nil, fmt.Errorf("checksum %08x, want %08x", got, want)
 	}
-	r := &memReader{buf: body[len(memMagic):]}
+	return decodeMemoryBody(body[len(memMagic):])
+}
+
+// decodeMemoryBody decodes the tables of a snapshot whose magic and checksum
+// were verified.
+func decodeMemoryBody(body []byte) (*MemoryBackend, error) {
+	r := &memReader{buf: body}
 	b := NewMemory()
 	nTables := r.count("table count")
 	for ti := 0; ti < nTables && r.err == nil; ti++ {

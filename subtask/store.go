@@ -223,6 +223,14 @@ func expired(l *layout, ts, now int64) bool {
 	return ts+l.TTL <= now
 }
 
+// writeTime is the write time stamped on a row written now.
+func (s *Store) writeTime(l *layout) int64 {
+	if !l.hasTTL() {
+		return noWriteTime
+	}
+	return s.now
+}
+
 // splitVals splits a committed row into its values and its write time.
 func splitVals(l *layout, vals Row) (Row, int64) {
 	if !l.hasTTL() {

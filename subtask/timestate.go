@@ -72,11 +72,7 @@ func (ts *TimeState) Put(k Key, time, seq int64, value Row) {
 	if value == nil {
 		value = Row{}
 	}
-	w := noWriteTime
-	if ts.l.hasTTL() {
-		w = ts.store.now
-	}
-	ts.set(k, timeRow{row: TimeRow{Time: time, Seq: seq, Value: value}, ts: w})
+	ts.set(k, timeRow{row: TimeRow{Time: time, Seq: seq, Value: value}, ts: ts.store.writeTime(ts.l)})
 }
 
 // Delete removes the row at (time, seq) of a key.

@@ -131,7 +131,7 @@ func (v *ValueState) Put(k Key, value Row) {
 	if value == nil {
 		value = Row{}
 	}
-	v.set(k, value, v.store.now)
+	v.set(k, value, v.store.writeTime(v.l))
 }
 
 // Delete removes a key.
