@@ -122,7 +122,9 @@ func listOf(t *testing.T, l *subtask.ListState, k int64) []subtask.Row {
 	return must[[][]subtask.Row](t)(l.GetBatch(keys(k), nil))[0]
 }
 
-func srow(score int64, id string) subtask.Row { return subtask.Row{subtask.Int(score), subtask.Str(id)} }
+func srow(score int64, id string) subtask.Row {
+	return subtask.Row{subtask.Int(score), subtask.Str(id)}
+}
 
 // A list keeps its order across a restore; shrinking tombstones the vacated
 // positions, removing the key tombstones all of them, and a rewrite writes
