@@ -115,11 +115,7 @@ func (l *Ledger) Ack(id CheckpointID, sub SubtaskState) (SubtaskState, Plan, err
 	if err != nil {
 		return reject(err)
 	}
-	plan := Plan{Delete: reg.Discard}
-	for _, c := range reg.Invalidated {
-		l.abort(c, &plan)
-	}
-	return withResolved(sub, reg.Resolved), l.finish(plan), nil
+	return withResolved(sub, reg.Resolved), l.finish(Plan{Delete: reg.Discard}), nil
 }
 
 // Abort aborts pending checkpoint id (declined, timed out, or a subtask

@@ -14,7 +14,8 @@ import (
 // Completing an id that is not pending (aborted meanwhile, or completed
 // already) fails with ErrNotPending, and the plan deletes metadataBlob unless
 // it is live: a checkpoint aborted while its metadata was being written must
-// not leave the metadata behind.
+// not leave the metadata behind. A checkpoint whose files conflict with a
+// confirmed copy (see Registry.CheckConfirm) is aborted instead.
 func (l *Ledger) Complete(id CheckpointID, metadataBlob string) (Plan, error) {
 	if err := ValidBlobName(metadataBlob); err != nil {
 		return Plan{}, fmt.Errorf("complete %d: metadata: %w", id, err)
@@ -22,6 +23,12 @@ func (l *Ledger) Complete(id CheckpointID, metadataBlob string) (Plan, error) {
 	p := l.pending[id]
 	if p == nil {
 		return l.dropUploads([]string{metadataBlob}), fmt.Errorf("complete %d: %w", id, ErrNotPending)
+	}
+	if err := l.registry.CheckConfirm(id); err != nil {
+		var plan Plan
+		l.abort(id, &plan)
+		plan.deleteBlobs(metadataBlob)
+		return l.finish(plan), fmt.Errorf("complete %d: %w", id, err)
 	}
 	delete(l.pending, id)
 	meta := ownedBlob{name: metadataBlob, owned: true}

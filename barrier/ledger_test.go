@@ -331,22 +331,70 @@ func TestAbortedSavepointDeletesItsUploads(t *testing.T) {
 	wantPlan(t, "abort savepoint", l.Abort(5), Plan{Aborted: []CheckpointID{5}, Delete: []string{"savepoint-5/b1/t/a"}})
 }
 
-// Replacing an unconfirmed blob (the failover case) aborts the pending
-// checkpoint that pointed at the old blob, in the same transition.
-func TestReplacingUnconfirmedBlobAbortsItsOtherUsers(t *testing.T) {
+// Flink's failover case through the ledger: checkpoint 3 recreates a with
+// other content. Checkpoint 3 completes with its own copy; the stale copy is
+// deleted with the abort of checkpoint 2, not before.
+func TestFailoverRecreatedFileSupersedesTheStaleCopy(t *testing.T) {
 	l := newLedger(t, 1)
 	begin(t, l, 2, KindCheckpoint)
 	ack(t, l, 2, up(2, "a", 10), up(2, "b", 1))
 	begin(t, l, 3, KindCheckpoint)
 	s, p := ack(t, l, 3, up(3, "a", 11))
-	wantPlan(t, "replacing ack", p, Plan{Aborted: []CheckpointID{2}, Delete: []string{blobOf(2, "a"), blobOf(2, "b")}})
+	wantPlan(t, "ack 3", p, Plan{})
 	if f := s.Tables[0].Files[0]; f.Blob != blobOf(3, "a") || !f.Uploaded {
 		t.Fatalf("resolved = %+v", f)
 	}
-	if _, err := l.Complete(2, "chk-2/_metadata"); !errors.Is(err, ErrNotPending) {
-		t.Fatalf("invalidated checkpoint completed: %v", err)
-	}
+	wantPlan(t, "abort 2", l.Abort(2), Plan{Aborted: []CheckpointID{2}, Delete: []string{blobOf(2, "a"), blobOf(2, "b")}})
 	complete(t, l, 3)
+}
+
+// If the stale checkpoint is not aborted and tries to complete after the new
+// copy was confirmed, the ledger aborts it rather than retain two
+// checkpoints that disagree on a file.
+func TestCompletingAStaleCheckpointIsRefused(t *testing.T) {
+	// In order, completing the newer checkpoint aborts the stale one.
+	l := newLedger(t, 2)
+	begin(t, l, 3, KindCheckpoint)
+	ack(t, l, 3, up(3, "a", 10), up(3, "b", 1))
+	begin(t, l, 4, KindCheckpoint)
+	ack(t, l, 4, up(4, "a", 11))
+	wantPlan(t, "complete 4", complete(t, l, 4), Plan{Aborted: []CheckpointID{3}, Delete: []string{blobOf(3, "a"), blobOf(3, "b")}})
+
+	// Out of order (the newer copy confirmed first), the guard refuses.
+	l = newLedger(t, 2)
+	begin(t, l, 3, KindCheckpoint)
+	ack(t, l, 3, up(3, "a", 10), up(3, "b", 1))
+	begin(t, l, 4, KindCheckpoint)
+	ack(t, l, 4, up(4, "a", 11))
+	l.registry.Confirm(4) // as if 4 had completed without aborting 3
+	p, err := l.Complete(3, "chk-3/_metadata")
+	if !errors.Is(err, ErrConflictingSharedFile) {
+		t.Fatalf("err = %v", err)
+	}
+	wantPlan(t, "refused completion", p, Plan{Aborted: []CheckpointID{3}, Delete: []string{"chk-3/_metadata", blobOf(3, "a"), blobOf(3, "b")}})
+}
+
+// Concurrent checkpoints that both upload a not yet confirmed file can both
+// complete: the later acknowledgement must not abort the earlier checkpoint.
+func TestConcurrentCheckpointsBothComplete(t *testing.T) {
+	l := newLedger(t, 2)
+	begin(t, l, 1, KindCheckpoint)
+	ack(t, l, 1, up(1, "a", 1))
+	complete(t, l, 1)
+	begin(t, l, 2, KindCheckpoint)
+	begin(t, l, 3, KindCheckpoint)
+	s3, p3 := ack(t, l, 3, ref("a", 1), up(3, "n", 4))
+	s2, p2 := ack(t, l, 2, ref("a", 1), up(2, "n", 4))
+	wantPlan(t, "ack 3", p3, Plan{})
+	wantPlan(t, "ack 2", p2, Plan{})
+	if s2.Tables[0].Files[1].Blob != blobOf(2, "n") || s3.Tables[0].Files[1].Blob != blobOf(3, "n") {
+		t.Fatalf("each checkpoint must name its own copy: %+v / %+v", s2.Tables[0].Files[1], s3.Tables[0].Files[1])
+	}
+	wantPlan(t, "complete 2", complete(t, l, 2), Plan{})
+	wantPlan(t, "complete 3", complete(t, l, 3), Plan{Subsumed: []CheckpointID{1}, Delete: []string{"chk-1/_metadata"}})
+	begin(t, l, 4, KindCheckpoint)
+	ack(t, l, 4, ref("a", 1), ref("n", 4))
+	wantPlan(t, "complete 4", complete(t, l, 4), Plan{Subsumed: []CheckpointID{2}, Delete: []string{"chk-2/_metadata", blobOf(2, "n")}})
 }
 
 func TestRestoreSeedsReuseAndOwnership(t *testing.T) {

@@ -8,41 +8,56 @@ import (
 )
 
 // Registry is the coordinator's shared-state registry: for every shared file
-// key, the blob registered for it, which checkpoints reference it, and
-// whether a completed checkpoint includes it (confirmed). It is a pure state
-// machine; it deletes nothing itself but reports exactly which blobs became
-// unreferenced.
+// key, the uploaded copies of that file, which checkpoints reference each
+// copy, and whether a completed checkpoint includes it (confirmed). It is a
+// pure state machine; it deletes nothing itself but reports exactly which
+// blobs became unreferenced.
 //
 // Registration follows Flink's SharedStateRegistry case by case:
 //
 //   - an unknown key is registered; a placeholder for an unknown key is an
 //     error, so a placeholder can never resurrect a deleted file;
-//   - a placeholder, or the registered blob itself, for a known key adds a
-//     reference;
+//   - a placeholder, or an already registered blob, adds a reference; a
+//     placeholder resolves to the key's current copy;
 //   - a different upload for a confirmed key is a re-upload made while
-//     confirmation was delayed: the registry keeps the confirmed blob and
-//     discards the new one;
-//   - a different upload for an unconfirmed key replaces it and discards the
-//     old blob: after a failover a store may recreate a file of the same name
-//     with different content, and a completed checkpoint must not point at
-//     the stale one.
+//     confirmation was delayed: the registry keeps the confirmed copy and
+//     discards the new upload;
+//   - a different upload for an unconfirmed key becomes the key's current
+//     copy: after a failover a store may recreate a file of the same name
+//     with different content, and new checkpoints must not resolve to the
+//     stale one.
 //
-// It is stricter than Flink where Flink would silently pick wrong content:
-// a placeholder or re-upload whose size differs from the confirmed file, and
-// two different uploads for one key within one checkpoint, are
-// ErrConflictingSharedFile. Confirmation is exact: a key is confirmed once
+// Unlike Flink, the registry counts references per checkpoint, so it knows
+// when the superseded copy in the last case is still named by a pending
+// checkpoint (two concurrent checkpoints that both uploaded a file not yet
+// confirmed). It keeps that copy until those checkpoints are released rather
+// than deleting a blob they name; each checkpoint stays self-consistent and
+// either can complete. Flink has no such count and deletes the old copy at
+// once.
+//
+// It is also stricter where Flink would silently pick wrong content: a
+// placeholder or re-upload whose size differs from the confirmed copy, two
+// different uploads for one key within one checkpoint, and completing a
+// checkpoint that would confirm a second copy of another size are
+// ErrConflictingSharedFile. Confirmation is exact: a copy is confirmed once
 // any completed checkpoint references it (Flink approximates this with the
-// last checkpoint that used the key). Blobs are counted per key, so two keys
-// may share one blob (files adopted by reference after a rescale); a blob is
-// reported for deletion only when no key holds it.
+// last checkpoint that used the key). Blobs are counted across keys, so two
+// keys may share one blob (files adopted by reference after a rescale); a
+// blob is reported for deletion only when nothing holds it.
 type Registry struct {
 	entries      map[FileKey]*sharedEntry
 	byCheckpoint map[CheckpointID]map[FileKey]struct{}
-	blobUsers    map[string]int      // live entries per blob
+	blobUsers    map[string]int      // live copies per blob
 	external     map[string]struct{} // blobs restored without ownership: never deleted
 }
 
+// sharedEntry holds the copies of one key in registration order. Each
+// checkpoint references at most one copy of a key.
 type sharedEntry struct {
+	copies []*sharedCopy
+}
+
+type sharedCopy struct {
 	blob      string
 	size      int64
 	createdBy CheckpointID // the checkpoint that uploaded blob
@@ -50,13 +65,66 @@ type sharedEntry struct {
 	confirmed bool
 }
 
-// SharedEntry is a read-only view of a registered key.
-type SharedEntry struct {
+// current is the copy placeholders resolve to. Among confirmed copies it is
+// the one the newest checkpoint references, which stays retained longest;
+// without a confirmed copy it is the latest upload.
+func (e *sharedEntry) current() *sharedCopy {
+	var best *sharedCopy
+	var bestRef CheckpointID
+	for _, c := range e.copies {
+		if !c.confirmed {
+			continue
+		}
+		if newest := maxRef(c); best == nil || newest > bestRef {
+			best, bestRef = c, newest
+		}
+	}
+	if best != nil {
+		return best
+	}
+	return e.copies[len(e.copies)-1]
+}
+
+func maxRef(c *sharedCopy) CheckpointID {
+	var m CheckpointID
+	for id := range c.refs {
+		m = max(m, id)
+	}
+	return m
+}
+
+func (e *sharedEntry) copyWithBlob(blob string) *sharedCopy {
+	for _, c := range e.copies {
+		if c.blob == blob {
+			return c
+		}
+	}
+	return nil
+}
+
+func (e *sharedEntry) copyReferencedBy(id CheckpointID) *sharedCopy {
+	for _, c := range e.copies {
+		if _, ok := c.refs[id]; ok {
+			return c
+		}
+	}
+	return nil
+}
+
+// SharedCopy is a read-only view of one copy of a shared file.
+type SharedCopy struct {
 	Blob       string
 	Size       int64
 	CreatedBy  CheckpointID
 	Confirmed  bool
 	References []CheckpointID // sorted
+}
+
+// SharedEntry is a read-only view of a registered key: its current copy and
+// the superseded copies that pending or retained checkpoints still hold.
+type SharedEntry struct {
+	SharedCopy
+	Superseded []SharedCopy
 }
 
 var (
@@ -68,16 +136,13 @@ var (
 
 // Registration is the outcome of registering one acknowledgement.
 type Registration struct {
-	// Resolved holds the registered refs in input order: Blob is the blob
-	// registered for the key, and Placeholder is false only where that blob
-	// is this checkpoint's own upload.
+	// Resolved holds the registered refs in input order: Blob is the copy
+	// the checkpoint now references, and Placeholder is false only where
+	// that copy is this checkpoint's own upload.
 	Resolved []SharedRef
-	// Discard lists uploads nothing references any more (sorted): discarded
-	// re-uploads and replaced unconfirmed blobs.
+	// Discard lists uploads nothing references (sorted): re-uploads of
+	// confirmed files.
 	Discard []string
-	// Invalidated lists other, still pending checkpoints that referenced a
-	// replaced blob (sorted). They can never complete and must be aborted.
-	Invalidated []CheckpointID
 }
 
 // NewRegistry returns an empty registry.
@@ -96,34 +161,31 @@ func (r *Registry) Register(id CheckpointID, refs []SharedRef) (Registration, er
 	if err := r.checkRegister(id, refs); err != nil {
 		return Registration{}, err
 	}
-	var (
-		out         = Registration{Resolved: make([]SharedRef, len(refs))}
-		candidates  []string
-		invalidated = make(map[CheckpointID]struct{})
-	)
+	out := Registration{Resolved: make([]SharedRef, len(refs))}
+	var discard []string
 	for i, ref := range refs {
 		e := r.entries[ref.Key]
+		var c *sharedCopy
 		switch {
 		case e == nil:
-			e = r.newEntry(ref, id)
-		case ref.Placeholder || e.blob == ref.Blob:
-			// The normal incremental case, or a repeated acknowledgement.
-		case e.confirmed:
-			candidates = append(candidates, ref.Blob)
+			e = &sharedEntry{}
+			r.entries[ref.Key] = e
+			c = r.addCopy(e, ref, id)
+		case ref.Placeholder:
+			c = e.current()
+		case e.copyWithBlob(ref.Blob) != nil:
+			c = e.copyWithBlob(ref.Blob) // a repeated acknowledgement
+		case e.current().confirmed:
+			c = e.current()
+			discard = append(discard, ref.Blob)
 		default:
-			candidates = append(candidates, e.blob)
-			for c := range e.refs {
-				if c != id {
-					invalidated[c] = struct{}{}
-				}
-			}
-			r.setBlob(e, ref.Blob, ref.Size, id)
+			c = r.addCopy(e, ref, id)
 		}
-		r.addRef(ref.Key, e, id)
-		out.Resolved[i] = SharedRef{Key: ref.Key, Size: e.size, Blob: e.blob, Placeholder: e.createdBy != id}
+		c.refs[id] = struct{}{}
+		r.index(id, ref.Key)
+		out.Resolved[i] = SharedRef{Key: ref.Key, Size: c.size, Blob: c.blob, Placeholder: c.createdBy != id}
 	}
-	out.Discard = r.unreferenced(candidates)
-	out.Invalidated = slices.Sorted(maps.Keys(invalidated))
+	out.Discard = r.unreferenced(discard)
 	return out, nil
 }
 
@@ -137,32 +199,53 @@ func (r *Registry) checkRegister(id CheckpointID, refs []SharedRef) error {
 			return fmt.Errorf("checkpoint %d: shared file %s listed twice", id, ref.Key)
 		}
 		seen[ref.Key] = struct{}{}
-		e := r.entries[ref.Key]
-		if ref.Placeholder {
-			if e == nil {
-				return fmt.Errorf("checkpoint %d: %w %s", id, ErrUnknownSharedFile, ref.Key)
-			}
-			if e.size != ref.Size {
-				return fmt.Errorf("checkpoint %d: %w %s: placeholder of %d bytes for a file of %d bytes", id, ErrConflictingSharedFile, ref.Key, ref.Size, e.size)
-			}
-			continue
+		if err := r.checkRef(id, ref); err != nil {
+			return fmt.Errorf("checkpoint %d: %w", id, err)
 		}
-		if err := ValidBlobName(ref.Blob); err != nil {
-			return fmt.Errorf("checkpoint %d: shared file %s: %w", id, ref.Key, err)
-		}
+	}
+	return nil
+}
+
+func (r *Registry) checkRef(id CheckpointID, ref SharedRef) error {
+	e := r.entries[ref.Key]
+	if ref.Placeholder {
 		if e == nil {
-			continue
+			return fmt.Errorf("%w %s", ErrUnknownSharedFile, ref.Key)
 		}
-		_, mine := e.refs[id]
-		switch {
-		case e.blob == ref.Blob && e.size != ref.Size:
-			return fmt.Errorf("checkpoint %d: %w %s: blob %s registered with %d bytes, now %d", id, ErrConflictingSharedFile, ref.Key, ref.Blob, e.size, ref.Size)
-		case e.blob == ref.Blob:
-		case e.confirmed && e.size != ref.Size:
-			return fmt.Errorf("checkpoint %d: %w %s: re-upload of %d bytes for a confirmed file of %d bytes", id, ErrConflictingSharedFile, ref.Key, ref.Size, e.size)
-		case !e.confirmed && mine:
-			return fmt.Errorf("checkpoint %d: %w %s: uploaded twice as %s and %s", id, ErrConflictingSharedFile, ref.Key, e.blob, ref.Blob)
+		if c := e.current(); c.size != ref.Size {
+			return fmt.Errorf("%w %s: placeholder of %d bytes for a file of %d bytes", ErrConflictingSharedFile, ref.Key, ref.Size, c.size)
 		}
+		if c := e.copyReferencedBy(id); c != nil && c != e.current() {
+			return fmt.Errorf("%w %s: already references copy %s", ErrConflictingSharedFile, ref.Key, c.blob)
+		}
+		return nil
+	}
+	if err := ValidBlobName(ref.Blob); err != nil {
+		return fmt.Errorf("shared file %s: %w", ref.Key, err)
+	}
+	if e == nil {
+		return nil
+	}
+	if c := e.copyWithBlob(ref.Blob); c != nil {
+		if c.size != ref.Size {
+			return fmt.Errorf("%w %s: blob %s registered with %d bytes, now %d", ErrConflictingSharedFile, ref.Key, ref.Blob, c.size, ref.Size)
+		}
+		if mine := e.copyReferencedBy(id); mine != nil && mine != c {
+			return fmt.Errorf("%w %s: already references copy %s", ErrConflictingSharedFile, ref.Key, mine.blob)
+		}
+		return nil
+	}
+	if cur := e.current(); cur.confirmed {
+		if cur.size != ref.Size {
+			return fmt.Errorf("%w %s: re-upload of %d bytes for a confirmed file of %d bytes", ErrConflictingSharedFile, ref.Key, ref.Size, cur.size)
+		}
+		if mine := e.copyReferencedBy(id); mine != nil && mine != cur {
+			return fmt.Errorf("%w %s: already references copy %s", ErrConflictingSharedFile, ref.Key, mine.blob)
+		}
+		return nil
+	}
+	if mine := e.copyReferencedBy(id); mine != nil {
+		return fmt.Errorf("%w %s: uploaded twice in one checkpoint, as %s and %s", ErrConflictingSharedFile, ref.Key, mine.blob, ref.Blob)
 	}
 	return nil
 }
@@ -187,17 +270,27 @@ func (r *Registry) Restore(id CheckpointID, refs []SharedRef, owned bool) error 
 		if err := ValidBlobName(ref.Blob); err != nil {
 			return fmt.Errorf("restore checkpoint %d: shared file %s: %w", id, ref.Key, err)
 		}
-		if e := r.entries[ref.Key]; e != nil && (e.blob != ref.Blob || e.size != ref.Size) {
-			return fmt.Errorf("restore checkpoint %d: %w %s: %s (%d bytes) vs %s (%d bytes)", id, ErrConflictingSharedFile, ref.Key, ref.Blob, ref.Size, e.blob, e.size)
+		// Concurrent checkpoints may each have completed with their own
+		// copy of a file; copies must agree on the size.
+		if e := r.entries[ref.Key]; e != nil {
+			if c := e.current(); c.size != ref.Size {
+				return fmt.Errorf("restore checkpoint %d: %w %s: %s (%d bytes) vs %s (%d bytes)", id, ErrConflictingSharedFile, ref.Key, ref.Blob, ref.Size, c.blob, c.size)
+			}
 		}
 	}
 	for _, ref := range refs {
 		e := r.entries[ref.Key]
 		if e == nil {
-			e = r.newEntry(ref, id)
+			e = &sharedEntry{}
+			r.entries[ref.Key] = e
 		}
-		e.confirmed = true
-		r.addRef(ref.Key, e, id)
+		c := e.copyWithBlob(ref.Blob)
+		if c == nil {
+			c = r.addCopy(e, ref, id)
+		}
+		c.confirmed = true
+		c.refs[id] = struct{}{}
+		r.index(id, ref.Key)
 		if !owned {
 			r.external[ref.Blob] = struct{}{}
 		}
@@ -205,28 +298,48 @@ func (r *Registry) Restore(id CheckpointID, refs []SharedRef, owned bool) error 
 	return nil
 }
 
-// Confirm marks every key checkpoint id references as part of a completed
+// CheckConfirm reports whether Confirm(id) would give a key a second
+// confirmed copy of a different size: content two completed checkpoints
+// disagree on, which placeholders could then resolve to wrongly.
+func (r *Registry) CheckConfirm(id CheckpointID) error {
+	for k := range r.byCheckpoint[id] {
+		e := r.entries[k]
+		mine := e.copyReferencedBy(id)
+		for _, c := range e.copies {
+			if c != mine && c.confirmed && c.size != mine.size {
+				return fmt.Errorf("checkpoint %d: %w %s: would confirm %s (%d bytes) beside confirmed %s (%d bytes)", id, ErrConflictingSharedFile, k, mine.blob, mine.size, c.blob, c.size)
+			}
+		}
+	}
+	return nil
+}
+
+// Confirm marks every copy checkpoint id references as part of a completed
 // checkpoint.
 func (r *Registry) Confirm(id CheckpointID) {
 	for k := range r.byCheckpoint[id] {
-		r.entries[k].confirmed = true
+		r.entries[k].copyReferencedBy(id).confirmed = true
 	}
 }
 
 // Release drops checkpoint id's references (it was subsumed or aborted) and
-// returns the blobs no key holds any more, sorted. Releasing an unknown id
+// returns the blobs nothing holds any more, sorted. Releasing an unknown id
 // does nothing.
 func (r *Registry) Release(id CheckpointID) []string {
 	var candidates []string
 	for k := range r.byCheckpoint[id] {
 		e := r.entries[k]
-		delete(e.refs, id)
-		if len(e.refs) > 0 {
+		c := e.copyReferencedBy(id)
+		delete(c.refs, id)
+		if len(c.refs) > 0 {
 			continue
 		}
-		delete(r.entries, k)
-		r.blobUsers[e.blob]--
-		candidates = append(candidates, e.blob)
+		e.copies = slices.DeleteFunc(e.copies, func(x *sharedCopy) bool { return x == c })
+		if len(e.copies) == 0 {
+			delete(r.entries, k)
+		}
+		r.blobUsers[c.blob]--
+		candidates = append(candidates, c.blob)
 	}
 	delete(r.byCheckpoint, id)
 	return r.unreferenced(candidates)
@@ -238,19 +351,23 @@ func (r *Registry) Entry(k FileKey) (SharedEntry, bool) {
 	if !ok {
 		return SharedEntry{}, false
 	}
-	return SharedEntry{
-		Blob:       e.blob,
-		Size:       e.size,
-		CreatedBy:  e.createdBy,
-		Confirmed:  e.confirmed,
-		References: slices.Sorted(maps.Keys(e.refs)),
-	}, true
+	view := func(c *sharedCopy) SharedCopy {
+		return SharedCopy{Blob: c.blob, Size: c.size, CreatedBy: c.createdBy, Confirmed: c.confirmed, References: slices.Sorted(maps.Keys(c.refs))}
+	}
+	cur := e.current()
+	out := SharedEntry{SharedCopy: view(cur)}
+	for _, c := range e.copies {
+		if c != cur {
+			out.Superseded = append(out.Superseded, view(c))
+		}
+	}
+	return out, true
 }
 
 // Len is the number of registered keys.
 func (r *Registry) Len() int { return len(r.entries) }
 
-// HasBlob reports whether some registered key holds blob.
+// HasBlob reports whether some registered copy is blob.
 func (r *Registry) HasBlob(blob string) bool { return r.blobUsers[blob] > 0 }
 
 func (r *Registry) isExternal(blob string) bool {
@@ -258,26 +375,17 @@ func (r *Registry) isExternal(blob string) bool {
 	return ok
 }
 
-// Blobs lists every blob some key holds, sorted.
+// Blobs lists every blob some copy holds, sorted.
 func (r *Registry) Blobs() []string { return slices.Sorted(maps.Keys(r.blobUsers)) }
 
-func (r *Registry) newEntry(ref SharedRef, id CheckpointID) *sharedEntry {
-	e := &sharedEntry{refs: make(map[CheckpointID]struct{})}
-	r.setBlob(e, ref.Blob, ref.Size, id)
-	r.entries[ref.Key] = e
-	return e
+func (r *Registry) addCopy(e *sharedEntry, ref SharedRef, id CheckpointID) *sharedCopy {
+	c := &sharedCopy{blob: ref.Blob, size: ref.Size, createdBy: id, refs: make(map[CheckpointID]struct{})}
+	e.copies = append(e.copies, c)
+	r.blobUsers[ref.Blob]++
+	return c
 }
 
-func (r *Registry) setBlob(e *sharedEntry, blob string, size int64, id CheckpointID) {
-	if e.blob != "" {
-		r.blobUsers[e.blob]--
-	}
-	e.blob, e.size, e.createdBy = blob, size, id
-	r.blobUsers[blob]++
-}
-
-func (r *Registry) addRef(k FileKey, e *sharedEntry, id CheckpointID) {
-	e.refs[id] = struct{}{}
+func (r *Registry) index(id CheckpointID, k FileKey) {
 	keys := r.byCheckpoint[id]
 	if keys == nil {
 		keys = make(map[FileKey]struct{})
@@ -286,7 +394,7 @@ func (r *Registry) addRef(k FileKey, e *sharedEntry, id CheckpointID) {
 	keys[k] = struct{}{}
 }
 
-// unreferenced filters candidate blobs down to those no key holds and this
+// unreferenced filters candidate blobs down to those nothing holds and this
 // job owns, sorted and without duplicates.
 func (r *Registry) unreferenced(candidates []string) []string {
 	var out []string
@@ -302,45 +410,4 @@ func (r *Registry) unreferenced(candidates []string) []string {
 	}
 	slices.Sort(out)
 	return slices.Compact(out)
-}
-
-// checkInvariants verifies the registry's internal consistency.
-func (r *Registry) checkInvariants() error {
-	users := make(map[string]int)
-	refs := 0
-	for k, e := range r.entries {
-		if len(e.refs) == 0 {
-			return fmt.Errorf("key %s has no references", k)
-		}
-		if e.blob == "" {
-			return fmt.Errorf("key %s has no blob", k)
-		}
-		users[e.blob]++
-		for id := range e.refs {
-			if _, ok := r.byCheckpoint[id][k]; !ok {
-				return fmt.Errorf("key %s referenced by %d, which does not list it", k, id)
-			}
-			refs++
-		}
-	}
-	indexed := 0
-	for id, keys := range r.byCheckpoint {
-		for k := range keys {
-			e := r.entries[k]
-			if e == nil {
-				return fmt.Errorf("checkpoint %d lists unregistered key %s", id, k)
-			}
-			if _, ok := e.refs[id]; !ok {
-				return fmt.Errorf("checkpoint %d lists key %s, which does not reference it", id, k)
-			}
-			indexed++
-		}
-	}
-	if refs != indexed {
-		return fmt.Errorf("%d references vs %d indexed", refs, indexed)
-	}
-	if !maps.Equal(users, r.blobUsers) {
-		return fmt.Errorf("blob users %v, want %v", r.blobUsers, users)
-	}
-	return nil
 }

@@ -45,7 +45,7 @@ func entry(t *testing.T, r *Registry, path string) SharedEntry {
 func TestRegisterNewFilesThenPlaceholders(t *testing.T) {
 	r := NewRegistry()
 	reg := register(t, r, 1, upload("a", "s/1/a", 10), upload("b", "s/1/b", 20))
-	if len(reg.Discard) != 0 || len(reg.Invalidated) != 0 {
+	if len(reg.Discard) != 0 {
 		t.Fatalf("first registration: %+v", reg)
 	}
 	if reg.Resolved[0].Placeholder || reg.Resolved[0].Blob != "s/1/a" {
@@ -94,7 +94,7 @@ func TestReuploadOfConfirmedFileIsDiscarded(t *testing.T) {
 	register(t, r, 1, upload("a", "s/1/a", 10))
 	r.Confirm(1)
 	reg := register(t, r, 2, upload("a", "s/2/a", 10))
-	if !slices.Equal(reg.Discard, []string{"s/2/a"}) || len(reg.Invalidated) != 0 {
+	if !slices.Equal(reg.Discard, []string{"s/2/a"}) {
 		t.Fatalf("registration = %+v", reg)
 	}
 	if got := reg.Resolved[0]; got.Blob != "s/1/a" || !got.Placeholder {
@@ -130,32 +130,77 @@ func TestReuploadOfConfirmedFileWithOtherSizeConflicts(t *testing.T) {
 
 // Flink's failover case: a store restored from checkpoint 1 uploads file a
 // for checkpoint 2, crashes, restores from checkpoint 1 again and recreates a
-// with different content for checkpoint 3. The unconfirmed old copy is
-// replaced and deleted, and checkpoint 2, which pointed at it, can no longer
-// complete.
-func TestUnconfirmedFileReplacedByDifferentUpload(t *testing.T) {
+// with different content for checkpoint 3. The new upload becomes the key's
+// current copy, so later placeholders resolve to it; the stale copy goes as
+// soon as checkpoint 2, the only one naming it, is released.
+func TestUnconfirmedFileSupersededByDifferentUpload(t *testing.T) {
 	r := NewRegistry()
 	register(t, r, 2, upload("a", "s/2/a", 10), upload("b", "s/2/b", 1))
 	reg := register(t, r, 3, upload("a", "s/3/a", 12))
-	if !slices.Equal(reg.Discard, []string{"s/2/a"}) {
-		t.Fatalf("discard = %v, want the old upload", reg.Discard)
-	}
-	if !slices.Equal(reg.Invalidated, []CheckpointID{2}) {
-		t.Fatalf("invalidated = %v, want [2]", reg.Invalidated)
+	if len(reg.Discard) != 0 {
+		t.Fatalf("discarded %v while checkpoint 2 still names it", reg.Discard)
 	}
 	if got := reg.Resolved[0]; got.Blob != "s/3/a" || got.Placeholder || got.Size != 12 {
 		t.Fatalf("resolved = %+v", got)
 	}
-	if e := entry(t, r, "a"); e.Blob != "s/3/a" || e.CreatedBy != 3 || e.Size != 12 {
+	e := entry(t, r, "a")
+	if e.Blob != "s/3/a" || e.CreatedBy != 3 || e.Size != 12 || len(e.Superseded) != 1 || e.Superseded[0].Blob != "s/2/a" {
 		t.Fatalf("entry = %+v", e)
 	}
-	// Aborting the invalidated checkpoint frees its own files only.
-	if got := r.Release(2); !slices.Equal(got, []string{"s/2/b"}) {
-		t.Fatalf("release 2 = %v", got)
+	if reg := register(t, r, 4, placeholder("a", 12)); reg.Resolved[0].Blob != "s/3/a" {
+		t.Fatalf("placeholder resolved to the stale copy: %+v", reg.Resolved[0])
+	}
+	if got := r.Release(2); !slices.Equal(got, []string{"s/2/a", "s/2/b"}) {
+		t.Fatalf("release 2 = %v, want the stale copy and b", got)
 	}
 	checkRegistry(t, r)
-	if e := entry(t, r, "a"); !slices.Equal(e.References, []CheckpointID{3}) {
+	if e := entry(t, r, "a"); len(e.Superseded) != 0 || !slices.Equal(e.References, []CheckpointID{3, 4}) {
 		t.Fatalf("entry a = %+v", e)
+	}
+}
+
+// Two concurrent checkpoints both upload a file that is not confirmed yet
+// (each store reuses only confirmed files). Each keeps its own copy, both can
+// complete, and no blob either names is deleted while it is retained.
+func TestConcurrentCheckpointsKeepTheirOwnCopies(t *testing.T) {
+	r := NewRegistry()
+	register(t, r, 2, upload("n", "s/2/n", 5))
+	register(t, r, 3, upload("n", "s/3/n", 5))
+	if err := r.CheckConfirm(2); err != nil {
+		t.Fatal(err)
+	}
+	r.Confirm(2)
+	if err := r.CheckConfirm(3); err != nil {
+		t.Fatalf("same-size copies from concurrent checkpoints: %v", err)
+	}
+	r.Confirm(3)
+	checkRegistry(t, r)
+	if e := entry(t, r, "n"); e.Blob != "s/3/n" || !e.Confirmed || len(e.Superseded) != 1 || !e.Superseded[0].Confirmed {
+		t.Fatalf("entry = %+v", e)
+	}
+	// A re-upload after both confirmed is discarded in favour of the current copy.
+	if reg := register(t, r, 4, upload("n", "s/4/n", 5)); !slices.Equal(reg.Discard, []string{"s/4/n"}) || reg.Resolved[0].Blob != "s/3/n" {
+		t.Fatalf("re-upload = %+v", reg)
+	}
+	if got := r.Release(2); !slices.Equal(got, []string{"s/2/n"}) {
+		t.Fatalf("release 2 = %v", got)
+	}
+	if got := r.Release(3); len(got) != 0 {
+		t.Fatalf("release 3 = %v while checkpoint 4 references s/3/n", got)
+	}
+}
+
+// Two completed checkpoints must never disagree on a file's content.
+func TestConfirmingACopyOfAnotherSizeIsRejected(t *testing.T) {
+	r := NewRegistry()
+	register(t, r, 2, upload("n", "s/2/n", 5))
+	register(t, r, 3, upload("n", "s/3/n", 6))
+	r.Confirm(3)
+	if err := r.CheckConfirm(2); !errors.Is(err, ErrConflictingSharedFile) {
+		t.Fatalf("CheckConfirm(2) = %v", err)
+	}
+	if err := r.CheckConfirm(99); err != nil {
+		t.Fatalf("CheckConfirm of an unknown checkpoint: %v", err)
 	}
 }
 
@@ -163,7 +208,7 @@ func TestRepeatedAcknowledgementIsIdempotent(t *testing.T) {
 	r := NewRegistry()
 	register(t, r, 1, upload("a", "s/1/a", 10))
 	reg := register(t, r, 1, upload("a", "s/1/a", 10))
-	if len(reg.Discard) != 0 || len(reg.Invalidated) != 0 || reg.Resolved[0].Placeholder {
+	if len(reg.Discard) != 0 || reg.Resolved[0].Placeholder {
 		t.Fatalf("repeat = %+v", reg)
 	}
 	if got := r.Release(1); !slices.Equal(got, []string{"s/1/a"}) {
@@ -270,8 +315,8 @@ func TestRestoreRegistersConfirmedFiles(t *testing.T) {
 	if err := r.Restore(5, refs, true); err == nil {
 		t.Fatalf("restoring checkpoint 5 twice accepted")
 	}
-	if err := r.Restore(7, []SharedRef{upload("a", "s/7/a", 3)}, true); !errors.Is(err, ErrConflictingSharedFile) {
-		t.Fatalf("restore with another blob for a: %v", err)
+	if err := r.Restore(7, []SharedRef{upload("a", "s/7/a", 4)}, true); !errors.Is(err, ErrConflictingSharedFile) {
+		t.Fatalf("restore with another size for a: %v", err)
 	}
 	r.Release(6)
 	if got := r.Release(5); !slices.Equal(got, []string{"s/4/b", "s/5/a"}) {
@@ -293,4 +338,23 @@ func TestRestoredBlobsWithoutOwnershipAreNeverDeleted(t *testing.T) {
 		t.Fatalf("release 6 = %v, want only this job's upload", got)
 	}
 	checkRegistry(t, r)
+}
+
+// Two retained checkpoints that completed concurrently each name their own
+// copy of a file; restoring both keeps both copies.
+func TestRestoreKeepsEachCheckpointsCopy(t *testing.T) {
+	r := NewRegistry()
+	if err := r.Restore(5, []SharedRef{upload("n", "s/5/n", 3)}, true); err != nil {
+		t.Fatal(err)
+	}
+	if err := r.Restore(6, []SharedRef{upload("n", "s/6/n", 3)}, true); err != nil {
+		t.Fatal(err)
+	}
+	checkRegistry(t, r)
+	if e := entry(t, r, "n"); e.Blob != "s/6/n" || len(e.Superseded) != 1 || !e.Superseded[0].Confirmed {
+		t.Fatalf("entry = %+v", e)
+	}
+	if got := r.Release(5); !slices.Equal(got, []string{"s/5/n"}) {
+		t.Fatalf("release 5 = %v", got)
+	}
 }
