@@ -86,12 +86,11 @@ func (s *Store) publish(tmp, name string) error {
 	target := s.file(name)
 	dir := filepath.Dir(target)
 	for attempt := 0; ; attempt++ {
-		if err := s.ensureDir(dir); err != nil {
-			return err
-		}
-		err := os.Rename(tmp, target)
+		err := s.ensureDir(dir)
 		if err == nil {
-			return syncDir(dir)
+			if err = os.Rename(tmp, target); err == nil {
+				return syncDir(dir)
+			}
 		}
 		if !errors.Is(err, fs.ErrNotExist) || attempt == 3 {
 			return err
