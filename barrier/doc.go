@@ -10,10 +10,10 @@
 // unit-testable without actors.
 //
 // The rules follow Flink's incremental checkpoints: a checkpoint references
-// (by placeholder) only files that a completed checkpoint registered; a
+// (by placeholder) only files that a registered checkpoint uploaded; a
 // re-upload of a confirmed file is discarded in favour of the confirmed copy;
-// an unconfirmed file replaced by different content is dropped; aborting a
-// checkpoint releases only its own references; and every transition reports
-// exactly which blobs nothing retained or pending refers to any more, so
-// nothing is lost and nothing leaks.
+// a new upload of an unconfirmed file becomes the copy later checkpoints
+// resolve to; aborting a checkpoint releases only its own references; and
+// every transition reports exactly which blobs nothing retained or pending
+// refers to any more, so nothing is lost and nothing leaks.
 package barrier
