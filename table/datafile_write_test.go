@@ -38,6 +38,16 @@ func stateSchema() *Schema {
 }
 
 func buildStateRecord(t testing.TB, s *Schema, n int) arrow.Record {
+	is := make([]int, n)
+	for i := range is {
+		is[i] = i
+	}
+	return buildStateRows(t, s, is, 0)
+}
+
+// buildStateRows builds the rows i of is (ascending): key (i/100,
+// "k%03d" of i%100/10, i%10); v_small is -i, or small when small != 0.
+func buildStateRows(t testing.TB, s *Schema, is []int, small int16) arrow.Record {
 	t.Helper()
 	sch, err := s.ArrowSchema()
 	if err != nil {
@@ -45,7 +55,7 @@ func buildStateRecord(t testing.TB, s *Schema, n int) arrow.Record {
 	}
 	b := array.NewRecordBuilder(memory.NewGoAllocator(), sch)
 	defer b.Release()
-	for i := 0; i < n; i++ {
+	for _, i := range is {
 		b.Field(0).(*array.Int32Builder).Append(int32(i / 100))
 		b.Field(1).(*array.StringBuilder).Append(fmt.Sprintf("k%03d", i%100/10))
 		b.Field(2).(*array.Int64Builder).Append(int64(i % 10))
@@ -59,7 +69,11 @@ func buildStateRecord(t testing.TB, s *Schema, n int) arrow.Record {
 		b.Field(4).(*array.Decimal128Builder).Append(decimal128.FromI64(int64(i) * -123456789))
 		b.Field(5).(*array.TimestampBuilder).Append(arrow.Timestamp(int64(i)*1_000_000_007 - 5e18))
 		b.Field(6).(*array.BooleanBuilder).Append(i%2 == 0)
-		b.Field(7).(*array.Int16Builder).Append(int16(-i))
+		if small != 0 {
+			b.Field(7).(*array.Int16Builder).Append(small)
+		} else {
+			b.Field(7).(*array.Int16Builder).Append(int16(-i))
+		}
 		b.Field(8).(*array.Date32Builder).Append(arrow.Date32(i - 500))
 		b.Field(9).(*array.TimestampBuilder).Append(arrow.Timestamp(int64(i) * 1000))
 	}
