@@ -40,6 +40,7 @@ func Compact(plan CompactPlan, levels *Levels, dvs DeletionVectors, files Bucket
 
 type compaction struct {
 	plan    CompactPlan
+	expiry  *rowExpiry
 	levels  *Levels
 	dvs     DeletionVectors
 	files   BucketFiles
@@ -53,6 +54,11 @@ func (c *compaction) run() (CompactResult, error) {
 	if out < 0 || out > c.levels.MaxLevel() {
 		return CompactResult{}, fmt.Errorf("compact: output level %d outside 0..%d", out, c.levels.MaxLevel())
 	}
+	expiry, err := resolveExpiry(c.plan.Expiry, c.files)
+	if err != nil {
+		return CompactResult{}, err
+	}
+	c.expiry = expiry
 	c.res.DVs = c.dvs.Clone()
 	for _, s := range c.plan.Steps {
 		var err error
@@ -147,8 +153,8 @@ func (c *compaction) rewrite(s CompactStep) error {
 
 // mergeSection merges one section's runs into w. With lookup, a key that
 // only level-0 rows hold is queued for the lookup below the output level,
-// whatever its newest row is: a retract row still supersedes the older
-// version there.
+// whatever its newest row is: a retract or expired row still supersedes the
+// older version there.
 func (c *compaction) mergeSection(section []SortedRun, lookup bool, w RowWriter) error {
 	runs := make([]*runIterator, len(section))
 	for i, r := range section {
@@ -171,7 +177,7 @@ func (c *compaction) mergeSection(section []SortedRun, lookup bool, w RowWriter)
 			c.lookup = append(c.lookup, append([]byte(nil), group[0].cur.Key()...))
 		}
 		best := newestOf(group)
-		if c.plan.DropDelete && best.cur.Kind().IsRetract() {
+		if c.plan.DropDelete && (best.cur.Kind().IsRetract() || c.expiry.expired(best.cur)) {
 			continue
 		}
 		if err := w.Write(best.cur); err != nil {

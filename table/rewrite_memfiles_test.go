@@ -13,6 +13,7 @@ type memRow struct {
 	seq  int64
 	kind ValueKind
 	val  string
+	ts   *int64 // the "ts" field RowExpiry reads
 }
 
 // memBucket is an in-memory BucketFiles for tests of the LSM primitives:
@@ -80,6 +81,19 @@ func (b *memBucket) FindKeys(f DataFileMeta, keys [][]byte) ([]int64, error) {
 }
 
 func (b *memBucket) EncodeKey(row []byte) ([]byte, error) { return row, nil }
+
+func (b *memBucket) int64Field(name string) (func(RowIterator) (int64, bool), error) {
+	if name != "ts" {
+		return nil, fmt.Errorf("no field %q", name)
+	}
+	return func(src RowIterator) (int64, bool) {
+		it := src.(*memIter)
+		if ts := it.rows[it.i].ts; ts != nil {
+			return *ts, true
+		}
+		return 0, false
+	}, nil
+}
 
 func (b *memBucket) NewWriter(level int) (RowWriter, error) {
 	return &memWriter{b: b, level: int32(level)}, nil

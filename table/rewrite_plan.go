@@ -37,6 +37,9 @@ type CompactPlan struct {
 	// level, or deletion vectors hide the older versions).
 	DropDelete bool
 	Steps      []CompactStep
+	// Expiry, when set by the caller, drops expired keys where retractions
+	// are dropped.
+	Expiry *RowExpiry
 }
 
 // PlanCompaction decides how to execute unit against the tree it was picked
