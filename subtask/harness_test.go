@@ -1,6 +1,9 @@
 package subtask_test
 
 import (
+	"fmt"
+	"os"
+	"path/filepath"
 	"testing"
 
 	"github.com/lakestate/lakestate/keygroup"
@@ -24,6 +27,37 @@ var backendCases = []backendCase{
 		fresh: func(*testing.T) subtask.Backend { return subtask.NewMemory() },
 		restore: func(t *testing.T, b subtask.Backend, cp subtask.Checkpoint) subtask.Backend {
 			r, err := subtask.RestoreMemory("test", cp.State)
+			if err != nil {
+				t.Fatal(err)
+			}
+			return r
+		},
+	},
+	{
+		name: "pebble",
+		fresh: func(t *testing.T) subtask.Backend {
+			dir := t.TempDir()
+			b, err := subtask.OpenPebble(filepath.Join(dir, "db"), subtask.PebbleOptions{
+				MemTableSize:  1 << 20,
+				CheckpointDir: func(id int64) string { return filepath.Join(dir, fmt.Sprintf("chk-%d", id)) },
+			})
+			if err != nil {
+				t.Fatal(err)
+			}
+			return b
+		},
+		restore: func(t *testing.T, b subtask.Backend, cp subtask.Checkpoint) subtask.Backend {
+			if err := b.Close(); err != nil {
+				t.Fatal(err)
+			}
+			// Restore from a copy of the checkpoint, as a download would.
+			dir := t.TempDir()
+			if err := os.CopyFS(filepath.Join(dir, "db"), os.DirFS(cp.Dir)); err != nil {
+				t.Fatal(err)
+			}
+			r, err := subtask.OpenPebble(filepath.Join(dir, "db"), subtask.PebbleOptions{
+				CheckpointDir: func(id int64) string { return filepath.Join(dir, fmt.Sprintf("chk-%d", id)) },
+			})
 			if err != nil {
 				t.Fatal(err)
 			}

@@ -100,7 +100,7 @@ func (l *layout) columns() []Column {
 
 func newLayout(in Layout) (*layout, error) {
 	l := &layout{Layout: in}
-	if in.Name == "" || strings.ContainsAny(in.Name, "/\\.") {
+	if in.Name == "" || strings.ContainsAny(in.Name, "/\\.\x00") {
 		return nil, fmt.Errorf("state %q: name must be non-empty and hold no '/', '\\' or '.'", in.Name)
 	}
 	switch in.Kind {
