@@ -125,7 +125,12 @@ func (c *compaction) rewrite(s CompactStep) error {
 		return fmt.Errorf("compact: new writer at level %d: %w", c.plan.OutputLevel, err)
 	}
 	c.writers = append(c.writers, w)
-	for _, section := range s.Sections {
+	for i, section := range s.Sections {
+		if i > 0 && c.foreignFileBetween(s.Sections[i-1], section) {
+			if err := w.Roll(); err != nil {
+				return fmt.Errorf("compact: roll level-%d output: %w", c.plan.OutputLevel, err)
+			}
+		}
 		if err := c.mergeSection(section, s.Lookup, w); err != nil {
 			return err
 		}
@@ -184,6 +189,38 @@ func (c *compaction) mergeSection(section []SortedRun, lookup bool, w RowWriter)
 			return fmt.Errorf("compact: write: %w", err)
 		}
 	}
+}
+
+// foreignFileBetween reports whether a file of the output level that the
+// compaction does not read lies between two of its sections. One output file
+// must not span both then, or it would overlap that file: the unit holds
+// only part of the output level.
+func (c *compaction) foreignFileBetween(prev, next []SortedRun) bool {
+	if c.plan.OutputLevel == 0 {
+		return false
+	}
+	cmp := c.levels.cmp
+	var hi, lo []byte
+	for _, r := range prev {
+		for _, f := range r.Files {
+			if hi == nil || cmp(f.MaxKey, hi) > 0 {
+				hi = f.MaxKey
+			}
+		}
+	}
+	for _, r := range next {
+		for _, f := range r.Files {
+			if lo == nil || cmp(f.MinKey, lo) < 0 {
+				lo = f.MinKey
+			}
+		}
+	}
+	for _, f := range c.levels.RunOfLevel(c.plan.OutputLevel).Files {
+		if cmp(f.MinKey, hi) > 0 && cmp(f.MaxKey, lo) < 0 {
+			return true
+		}
+	}
+	return false
 }
 
 func anyAboveLevel0(group []*runIterator) bool {

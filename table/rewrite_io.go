@@ -41,6 +41,8 @@ type RowWriter interface {
 	// Write copies the current row of src, an iterator of the same
 	// BucketFiles, with its sequence number and kind.
 	Write(src RowIterator) error
+	// Roll closes the current file, if any; the next row starts a new one.
+	Roll() error
 	// Finish closes the last file and returns the metadata of every file
 	// written (none when no row was written).
 	Finish() ([]DataFileMeta, error)

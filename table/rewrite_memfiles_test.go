@@ -147,6 +147,11 @@ func (w *memWriter) flush() {
 	w.cur = nil
 }
 
+func (w *memWriter) Roll() error {
+	w.flush()
+	return nil
+}
+
 func (w *memWriter) Finish() ([]DataFileMeta, error) {
 	w.flush()
 	return w.done, nil

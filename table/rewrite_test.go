@@ -209,3 +209,33 @@ func TestCompactRejectsUnorderedRun(t *testing.T) {
 		t.Fatalf("err = %v", err)
 	}
 }
+
+// A unit holding only part of its output level (level-0 files plus the
+// level-1 files they overlap): no output file may span the level-1 file the
+// unit leaves alone.
+func TestCompactPartialOutputLevel(t *testing.T) {
+	o := CompactionOptions{SmallFileSize: 1 << 30, DeletionVectors: true}
+	b := newMemBucket()
+	l, err := NewLevels(bytes.Compare, []DataFileMeta{
+		b.file("A", 1, ins("a", 1, "a1"), ins("b", 1, "b1")),
+		b.file("B", 1, ins("c", 1, "c1"), ins("d", 1, "d1")),
+		b.file("C", 1, ins("e", 1, "e1"), ins("f", 1, "f1")),
+		b.file("x", 0, ins("a", 5, "a5")),
+		b.file("y", 0, ins("f", 6, "f6")),
+	}, 6)
+	if err != nil {
+		t.Fatal(err)
+	}
+	unit := CompactUnit{OutputLevel: 1, Files: []DataFileMeta{l.Level0()[0], l.Level0()[1], l.RunOfLevel(1).Files[0], l.RunOfLevel(1).Files[2]}}
+	res := compactUnit(t, b, l, DeletionVectors{}, unit, o)
+	if got := runsString(l.SortedRuns()); got != "out-1+B+out-2@1" {
+		t.Fatalf("runs = %s", got)
+	}
+	if res.DVChanged {
+		t.Fatalf("deletion vectors changed: %s", dvString(res.DVs))
+	}
+	want := map[string]string{"a": "a5", "b": "b1", "c": "c1", "d": "d1", "e": "e1", "f": "f6"}
+	if got := b.visibleRows(l, res.DVs); !reflect.DeepEqual(got, want) {
+		t.Fatalf("rows = %v", got)
+	}
+}

@@ -1,0 +1,289 @@
+package table
+
+import (
+	"fmt"
+	"path"
+
+	"github.com/RoaringBitmap/roaring/v2"
+	"github.com/apache/arrow-go/v18/arrow"
+	"github.com/apache/arrow-go/v18/arrow/array"
+)
+
+// Rows decoded per read by a data-file row iterator, and the longest run of
+// contiguous rows a writer buffers before handing it to the file writer.
+const (
+	bucketFilesChunkRows = 4096
+	bucketFilesMaxRun    = 1024
+)
+
+// DataBucketFiles is the BucketFiles of one bucket directory of a table:
+// parquet data files read and written with the table's schema.
+type DataBucketFiles struct {
+	fio    FileIO
+	dir    string
+	schema *Schema
+	opts   BucketFilesOptions
+	keyIdx []int
+	keyTyp []DataType
+}
+
+// BucketFilesOptions say how a bucket's rewrites name and size new files.
+type BucketFilesOptions struct {
+	// TargetFileSize: a writer rolls to a new file once the current one
+	// reaches it (CompactionOptions.TargetFileSize).
+	TargetFileSize int64
+	// NewFileName names each new data file (a base name, unique in the
+	// bucket directory, such as data-<uuid>-<n>.parquet).
+	NewFileName func() string
+	// CreationTimeMs, when set, is recorded in the metadata of new files.
+	CreationTimeMs *int64
+}
+
+// NewDataBucketFiles reads and writes the data files in dir, a bucket
+// directory of a table with schema s.
+func NewDataBucketFiles(fio FileIO, dir string, s *Schema, opts BucketFilesOptions) (*DataBucketFiles, error) {
+	if opts.NewFileName == nil || opts.TargetFileSize <= 0 {
+		return nil, fmt.Errorf("bucket files %s: need a file namer and a positive target size", dir)
+	}
+	b := &DataBucketFiles{fio: fio, dir: dir, schema: s, opts: opts}
+	for _, name := range s.TrimmedPrimaryKeys() {
+		i := s.FieldIndex(name)
+		if i < 0 {
+			return nil, fmt.Errorf("bucket files %s: schema %d lacks primary key %q", dir, s.ID, name)
+		}
+		b.keyIdx = append(b.keyIdx, i)
+		b.keyTyp = append(b.keyTyp, s.Fields[i].Type)
+	}
+	if len(b.keyIdx) == 0 {
+		return nil, fmt.Errorf("bucket files %s: schema %d has no primary key outside the partition", dir, s.ID)
+	}
+	return b, nil
+}
+
+func (b *DataBucketFiles) path(f DataFileMeta) string { return path.Join(b.dir, f.FileName) }
+
+// Open reads f's rows in key order, a chunk at a time.
+func (b *DataBucketFiles) Open(f DataFileMeta, deleted *roaring.Bitmap) (RowIterator, error) {
+	d, err := OpenDataFile(b.fio, b.path(f), b.schema)
+	if err != nil {
+		return nil, err
+	}
+	if d.NumRows() != f.RowCount {
+		d.Close()
+		return nil, fmt.Errorf("data file %s: %d rows, manifest says %d", b.path(f), d.NumRows(), f.RowCount)
+	}
+	return &dataFileRows{b: b, d: d, deleted: deleted, i: -1}, nil
+}
+
+// FindKeys scans f's rows for keys.
+func (b *DataBucketFiles) FindKeys(f DataFileMeta, keys [][]byte) ([]int64, error) {
+	it, err := b.Open(f, nil)
+	if err != nil {
+		return nil, err
+	}
+	defer it.Close()
+	return findKeysByScan(it, keys)
+}
+
+// EncodeKey encodes a serialized key BinaryRow the way row keys are encoded.
+func (b *DataBucketFiles) EncodeKey(row []byte) ([]byte, error) {
+	ds, err := DecodeBinaryRow(row, b.keyTyp)
+	if err != nil {
+		return nil, err
+	}
+	return AppendKeyDatums(nil, b.keyTyp, ds), nil
+}
+
+// int64Field reads a BIGINT field of the current row of this bucket's
+// iterators (for RowExpiry).
+func (b *DataBucketFiles) int64Field(name string) (func(RowIterator) (int64, bool), error) {
+	i := b.schema.FieldIndex(name)
+	if i < 0 || b.schema.Fields[i].Type.Root != TypeBigInt {
+		return nil, fmt.Errorf("schema %d has no BIGINT field %q", b.schema.ID, name)
+	}
+	return func(src RowIterator) (int64, bool) {
+		it := src.(*dataFileRows)
+		col := it.chunk.Rows.Column(i).(*array.Int64)
+		if col.IsNull(it.i) {
+			return 0, false
+		}
+		return col.Value(it.i), true
+	}, nil
+}
+
+// NewWriter starts a rolling writer of compaction output at level.
+func (b *DataBucketFiles) NewWriter(level int) (RowWriter, error) {
+	return &dataRowWriter{b: b, level: int32(level)}, nil
+}
+
+// dataFileRows iterates a data file's rows, decoding a chunk at a time and
+// encoding the chunk's keys in one pass.
+type dataFileRows struct {
+	b       *DataBucketFiles
+	d       *DataFile
+	deleted *roaring.Bitmap
+	chunk   *FileRows
+	keys    KeyBatch
+	i       int   // current row in chunk
+	next    int64 // file position of the next chunk
+	err     error
+}
+
+func (it *dataFileRows) Next() bool {
+	for it.err == nil {
+		it.i++
+		if it.chunk == nil || it.i >= int(it.chunk.Rows.NumRows()) {
+			if !it.load() {
+				return false
+			}
+		}
+		if it.deleted == nil || !it.deleted.Contains(uint32(it.Pos())) {
+			return true
+		}
+	}
+	return false
+}
+
+func (it *dataFileRows) load() bool {
+	if it.chunk != nil {
+		it.chunk.Release()
+		it.chunk = nil
+	}
+	if it.next >= it.d.NumRows() {
+		return false
+	}
+	hi := min(it.next+bucketFilesChunkRows, it.d.NumRows())
+	chunk, err := it.d.ReadRange(it.next, hi)
+	if err != nil {
+		it.err = err
+		return false
+	}
+	cols := make([]arrow.Array, len(it.b.keyIdx))
+	for k, fi := range it.b.keyIdx {
+		cols[k] = chunk.Rows.Column(fi)
+	}
+	if err := it.keys.EncodeArrow(cols, it.b.keyTyp); err != nil {
+		chunk.Release()
+		it.err = fmt.Errorf("data file %s: %w", it.d.Path(), err)
+		return false
+	}
+	it.chunk, it.i, it.next = chunk, 0, hi
+	return true
+}
+
+func (it *dataFileRows) Key() []byte     { return it.keys.Key(it.i) }
+func (it *dataFileRows) Seq() int64      { return it.chunk.Seqs[it.i] }
+func (it *dataFileRows) Kind() ValueKind { return it.chunk.Kinds[it.i] }
+func (it *dataFileRows) Pos() int64      { return it.chunk.First + int64(it.i) }
+func (it *dataFileRows) Err() error      { return it.err }
+
+func (it *dataFileRows) Close() error {
+	if it.chunk != nil {
+		it.chunk.Release()
+		it.chunk = nil
+	}
+	return it.d.Close()
+}
+
+// dataRowWriter writes the rows a rewrite keeps, passing contiguous rows of
+// one source chunk to the file writer as one slice, and rolls to a new file
+// at the target size.
+type dataRowWriter struct {
+	b     *DataBucketFiles
+	level int32
+	w     *DataFileWriter
+	done  []DataFileMeta
+
+	src    *FileRows // chunk of the pending rows, retained
+	lo, hi int       // pending rows [lo, hi) of src
+}
+
+func (w *dataRowWriter) Write(src RowIterator) error {
+	it, ok := src.(*dataFileRows)
+	if !ok {
+		return fmt.Errorf("compaction writer: rows from %T, not a data file", src)
+	}
+	if w.src == it.chunk && w.hi == it.i && w.hi-w.lo < bucketFilesMaxRun {
+		w.hi++
+		return nil
+	}
+	if err := w.flush(); err != nil {
+		return err
+	}
+	it.chunk.Rows.Retain()
+	w.src, w.lo, w.hi = it.chunk, it.i, it.i+1
+	return nil
+}
+
+// flush writes the pending rows, then rolls if the file reached its target.
+func (w *dataRowWriter) flush() error {
+	if w.src == nil {
+		return nil
+	}
+	src, lo, hi := w.src, w.lo, w.hi
+	w.src = nil
+	defer src.Rows.Release()
+	if w.w == nil {
+		name := w.b.opts.NewFileName()
+		fw, err := NewDataFileWriter(w.b.fio, path.Join(w.b.dir, name), w.b.schema, DataFileOptions{
+			Level: w.level, Source: SourceCompact, CreationTimeMs: w.b.opts.CreationTimeMs,
+		})
+		if err != nil {
+			return err
+		}
+		w.w = fw
+	}
+	slice := src.Rows.NewSlice(int64(lo), int64(hi))
+	defer slice.Release()
+	if err := w.w.Write(slice, src.Seqs[lo:hi], src.Kinds[lo:hi]); err != nil {
+		return err
+	}
+	if w.w.EstimatedSize() >= w.b.opts.TargetFileSize {
+		return w.closeFile()
+	}
+	return nil
+}
+
+func (w *dataRowWriter) closeFile() error {
+	fw := w.w
+	w.w = nil
+	meta, err := fw.Close()
+	if err != nil {
+		return err
+	}
+	w.done = append(w.done, meta)
+	return nil
+}
+
+func (w *dataRowWriter) Roll() error {
+	if err := w.flush(); err != nil {
+		return err
+	}
+	if w.w != nil {
+		return w.closeFile()
+	}
+	return nil
+}
+
+func (w *dataRowWriter) Finish() ([]DataFileMeta, error) {
+	if err := w.Roll(); err != nil {
+		return nil, err
+	}
+	return w.done, nil
+}
+
+func (w *dataRowWriter) Abort() {
+	if w.src != nil {
+		w.src.Rows.Release()
+		w.src = nil
+	}
+	if w.w != nil {
+		w.w.Abort()
+		w.w = nil
+	}
+	for _, f := range w.done {
+		// Best effort: a file no commit names is never read.
+		_ = w.b.fio.Remove(path.Join(w.b.dir, f.FileName))
+	}
+	w.done = nil
+}
