@@ -15,7 +15,7 @@ import (
 type backendCase struct {
 	name string
 	// fresh returns an empty backend.
-	fresh func(t *testing.T) subtask.Backend
+	fresh func(t testing.TB) subtask.Backend
 	// restore returns a backend holding the state of checkpoint cp, which b
 	// produced; b is not used afterwards.
 	restore func(t *testing.T, b subtask.Backend, cp subtask.Checkpoint) subtask.Backend
@@ -24,7 +24,7 @@ type backendCase struct {
 var backendCases = []backendCase{
 	{
 		name:  "memory",
-		fresh: func(*testing.T) subtask.Backend { return subtask.NewMemory() },
+		fresh: func(testing.TB) subtask.Backend { return subtask.NewMemory() },
 		restore: func(t *testing.T, b subtask.Backend, cp subtask.Checkpoint) subtask.Backend {
 			r, err := subtask.RestoreMemory("test", cp.State)
 			if err != nil {
@@ -35,7 +35,7 @@ var backendCases = []backendCase{
 	},
 	{
 		name: "pebble",
-		fresh: func(t *testing.T) subtask.Backend {
+		fresh: func(t testing.TB) subtask.Backend {
 			dir := t.TempDir()
 			b, err := subtask.OpenPebble(filepath.Join(dir, "db"), subtask.PebbleOptions{
 				MemTableSize:  1 << 20,

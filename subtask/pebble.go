@@ -32,6 +32,8 @@ type PebbleOptions struct {
 	FS vfs.FS
 	// MemTableSize defaults to 64 MiB.
 	MemTableSize uint64
+	// Logger receives Pebble's messages; nil drops informational ones.
+	Logger pebble.Logger
 	// CheckpointDir names the directory (which must not exist) that receives
 	// checkpoint id's hard-link copy of the database; nil flushes without
 	// making one.
@@ -58,7 +60,10 @@ func OpenPebble(dir string, o PebbleOptions) (*PebbleBackend, error) {
 	if o.MemTableSize == 0 {
 		o.MemTableSize = 64 << 20
 	}
-	opts := &pebble.Options{FS: o.FS, DisableWAL: true, MemTableSize: o.MemTableSize}
+	if o.Logger == nil {
+		o.Logger = quietLogger{}
+	}
+	opts := &pebble.Options{FS: o.FS, DisableWAL: true, MemTableSize: o.MemTableSize, Logger: o.Logger}
 	for i := range opts.Levels {
 		opts.Levels[i].FilterPolicy = bloom.FilterPolicy(10)
 	}
@@ -67,6 +72,17 @@ func OpenPebble(dir string, o PebbleOptions) (*PebbleBackend, error) {
 		return nil, fmt.Errorf("pebble backend %s: %w", dir, err)
 	}
 	return &PebbleBackend{db: db, opts: o, tables: map[string]*pebbleTable{}}, nil
+}
+
+// quietLogger drops Pebble's informational messages and keeps its errors.
+type quietLogger struct{}
+
+func (quietLogger) Infof(string, ...any) {}
+func (quietLogger) Errorf(format string, args ...any) {
+	pebble.DefaultLogger.Errorf(format, args...)
+}
+func (quietLogger) Fatalf(format string, args ...any) {
+	pebble.DefaultLogger.Fatalf(format, args...)
 }
 
 // tableShape renders what must match for a table to be reopened.

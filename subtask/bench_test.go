@@ -1,0 +1,134 @@
+package subtask_test
+
+import (
+	"fmt"
+	"math/rand/v2"
+	"testing"
+
+	"github.com/lakestate/lakestate/subtask"
+)
+
+const (
+	benchKeys       = 100_000 // committed keys before the timed part
+	benchBatch      = 1024    // keys per batch
+	benchCheckpoint = 64      // batches per checkpoint
+)
+
+// benchStore returns a store whose aggregate state holds benchKeys committed
+// keys (0..benchKeys-1).
+func benchStore(b *testing.B, bc backendCase) (*subtask.Store, *subtask.ValueState) {
+	s := subtask.NewStore(bc.fresh(b))
+	b.Cleanup(func() { s.Backend().Close() })
+	agg, err := s.Value(aggLayout(0))
+	if err != nil {
+		b.Fatal(err)
+	}
+	for k := int64(0); k < benchKeys; k++ {
+		agg.Put(key(k), row(k, 1))
+	}
+	if _, err := s.Flush(1); err != nil {
+		b.Fatal(err)
+	}
+	return s, agg
+}
+
+// benchBatches runs fn over batches of keys drawn from [0, space) until b.N
+// keys were processed, with a checkpoint every benchCheckpoint batches, and
+// reports ns per key.
+func benchBatches(b *testing.B, s *subtask.Store, space int64, fn func(ks []subtask.Key)) {
+	r := rand.New(rand.NewPCG(1, 1))
+	ks := make([]subtask.Key, benchBatch)
+	cols := make([]subtask.Row, benchBatch)
+	for i := range cols {
+		cols[i] = make(subtask.Row, 1)
+	}
+	id := int64(1)
+	b.ResetTimer()
+	for done, batches := 0, 0; done < b.N; batches++ {
+		n := min(benchBatch, b.N-done)
+		for i := 0; i < n; i++ {
+			k := r.Int64N(space)
+			cols[i][0] = subtask.Int(k)
+			ks[i] = subtask.Key{Group: kgOf(k), Cols: cols[i]}
+		}
+		fn(ks[:n])
+		s.EndBatch()
+		done += n
+		if batches%benchCheckpoint == benchCheckpoint-1 {
+			id++
+			if _, err := s.Flush(id); err != nil {
+				b.Fatal(err)
+			}
+		}
+	}
+}
+
+// BenchmarkValueGetBatch reads committed keys (hits) or keys the table
+// lacks (misses), one probe per batch.
+func BenchmarkValueGetBatch(b *testing.B) {
+	for _, bc := range backendCases {
+		for _, hit := range []bool{true, false} {
+			b.Run(fmt.Sprintf("%s/hit=%v", bc.name, hit), func(b *testing.B) {
+				s, agg := benchStore(b, bc)
+				var out []subtask.Row
+				offset := int64(0)
+				if !hit {
+					offset = benchKeys
+				}
+				shifted := make([]subtask.Key, benchBatch)
+				benchBatches(b, s, benchKeys, func(ks []subtask.Key) {
+					for i, k := range ks {
+						shifted[i] = subtask.Key{Group: k.Group, Cols: subtask.Row{subtask.Int(k.Cols[0].Int() + offset)}}
+					}
+					var err error
+					if out, err = agg.GetBatch(shifted[:len(ks)], out); err != nil {
+						b.Fatal(err)
+					}
+				})
+			})
+		}
+	}
+}
+
+// BenchmarkValuePutBatch writes keys without reading them, including the
+// flushes every benchCheckpoint batches.
+func BenchmarkValuePutBatch(b *testing.B) {
+	for _, bc := range backendCases {
+		b.Run(bc.name, func(b *testing.B) {
+			s, agg := benchStore(b, bc)
+			vals := make([]subtask.Row, benchBatch)
+			benchBatches(b, s, 2*benchKeys, func(ks []subtask.Key) {
+				for i, k := range ks {
+					vals[i] = row(k.Cols[0].Int(), 2)
+				}
+				agg.PutBatch(ks, vals[:len(ks)])
+			})
+		})
+	}
+}
+
+// BenchmarkValueReadModifyWrite is an aggregate's batch: GetBatch, fold,
+// PutBatch, with the flushes every benchCheckpoint batches.
+func BenchmarkValueReadModifyWrite(b *testing.B) {
+	for _, bc := range backendCases {
+		b.Run(bc.name, func(b *testing.B) {
+			s, agg := benchStore(b, bc)
+			var out []subtask.Row
+			vals := make([]subtask.Row, benchBatch)
+			benchBatches(b, s, 2*benchKeys, func(ks []subtask.Key) {
+				var err error
+				if out, err = agg.GetBatch(ks, out); err != nil {
+					b.Fatal(err)
+				}
+				for i, cur := range out {
+					if cur == nil {
+						vals[i] = row(1, 1)
+					} else {
+						vals[i] = row(cur[0].Int()+1, cur[1].Int()+1)
+					}
+				}
+				agg.PutBatch(ks, vals[:len(ks)])
+			})
+		})
+	}
+}
