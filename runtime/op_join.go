@@ -1,0 +1,243 @@
+package runtime
+
+import (
+	"fmt"
+
+	"github.com/lakestate/lakestate/subtask"
+	"github.com/lakestate/lakestate/table"
+)
+
+// JoinInput describes one side of a join.
+type JoinInput struct {
+	// Key is the join key columns; the two sides' keys pair up by position
+	// and must have the same types.
+	Key []int
+	// Unique, if set, is columns that tell the side's rows apart (a primary
+	// key): the side's state is keyed by them. Otherwise by the whole row.
+	Unique []int
+}
+
+// JoinColumn picks one column of the joined row.
+type JoinColumn struct {
+	Right bool
+	Col   int
+}
+
+// JoinSpec configures an inner join.
+type JoinSpec struct {
+	Left, Right JoinInput
+	// Where, if set, filters the joined pairs (a post-join predicate).
+	Where func(left, right Row) bool
+	// Select lists the output columns; nil means every left column, then
+	// every right column.
+	Select []JoinColumn
+}
+
+// Join is a regular (unbounded) inner join of two updating inputs on equal
+// keys: every pair of a left and a right row with the same key and passing
+// Where yields an output row. An input row that adds (+I, +U) is stored and
+// joins the other side's stored rows as +I; one that retracts (-U, -D) is
+// removed and joins as -D, so the output retracts what that row produced.
+// Each side lives in a map store: per join key, its rows (by Unique columns
+// or whole) with a count of duplicates.
+func Join(name string, left, right Stream, spec JoinSpec) Stream {
+	g := left.g
+	sides := [2]*joinSide{}
+	for s, in := range [2]struct {
+		stream Stream
+		input  JoinInput
+	}{{left, spec.Left}, {right, spec.Right}} {
+		side, err := newJoinSide(s, in.stream.schema, in.input)
+		if err != nil {
+			g.fail("join %q: %s input: %v", name, [2]string{"left", "right"}[s], err)
+			return left
+		}
+		sides[s] = side
+	}
+	if len(spec.Left.Key) != len(spec.Right.Key) {
+		g.fail("join %q: %d left key columns, %d right", name, len(spec.Left.Key), len(spec.Right.Key))
+		return left
+	}
+	for i := range spec.Left.Key {
+		lt, rt := sides[0].key.types[i], sides[1].key.types[i]
+		if lt.Root != rt.Root {
+			g.fail("join %q: key column %d is %s on the left, %s on the right", name, i, lt, rt)
+			return left
+		}
+	}
+	sel := spec.Select
+	if sel == nil {
+		for c := range left.schema {
+			sel = append(sel, JoinColumn{Col: c})
+		}
+		for c := range right.schema {
+			sel = append(sel, JoinColumn{Right: true, Col: c})
+		}
+	}
+	schema := make(Schema, len(sel))
+	for i, jc := range sel {
+		from := left.schema
+		if jc.Right {
+			from = right.schema
+		}
+		if jc.Col < 0 || jc.Col >= len(from) {
+			g.fail("join %q: selected column %d outside its input's %d columns", name, jc.Col, len(from))
+			return left
+		}
+		schema[i] = from[jc.Col]
+	}
+	j := &joinSpec{name: name, sides: sides, where: spec.Where, sel: sel}
+	return Apply(name, []Stream{left, right}, [][]int{spec.Left.Key, spec.Right.Key}, schema,
+		func() Operator { return &joinOp{spec: j} })
+}
+
+type joinSpec struct {
+	name  string
+	sides [2]*joinSide
+	where func(l, r Row) bool
+	sel   []JoinColumn
+}
+
+// joinSide is one input's state layout. With Unique columns an entry is
+// [unique cols] → [row..., count]; without, [row] → [count].
+type joinSide struct {
+	key    keySpec
+	sub    []int
+	unique bool
+	width  int
+	layout subtask.Layout
+}
+
+func newJoinSide(s int, schema Schema, in JoinInput) (*joinSide, error) {
+	key, err := newKeySpec(schema, in.Key)
+	if err != nil {
+		return nil, err
+	}
+	side := &joinSide{key: key, sub: in.Unique, unique: in.Unique != nil, width: len(schema)}
+	if !side.unique {
+		side.sub = allColumns(len(schema))
+	}
+	if _, err := newKeySpec(schema, side.sub); err != nil {
+		return nil, fmt.Errorf("unique columns: %w", err)
+	}
+	value := []subtask.Column{}
+	if side.unique {
+		value = columns("v", schema, allColumns(len(schema)), false)
+	}
+	value = append(value, subtask.Column{Name: "count", Type: table.BigInt()})
+	side.layout = subtask.Layout{
+		Name:  [2]string{"left", "right"}[s],
+		Key:   columns("k", schema, in.Key, true),
+		Sub:   columns("u", schema, side.sub, true),
+		Value: value,
+	}
+	return side, nil
+}
+
+// entry builds the entry key and value of a row stored count times.
+func (s *joinSide) entry(r Row, count int64) (sub, value Row) {
+	sub = make(Row, len(s.sub))
+	for i, c := range s.sub {
+		sub[i] = r[c]
+	}
+	if !s.unique {
+		return sub, Row{subtask.Int(count)}
+	}
+	value = make(Row, len(r)+1)
+	copy(value, r)
+	value[len(r)] = subtask.Int(count)
+	return sub, value
+}
+
+// row returns the stored row of an entry and its count.
+func (s *joinSide) row(sub, value Row) (Row, int64) {
+	count := value[len(value)-1].Int()
+	if !s.unique {
+		return sub, count
+	}
+	return value[:s.width:s.width], count
+}
+
+type joinOp struct {
+	spec    *joinSpec
+	states  [2]*subtask.MapState
+	kbs     [2]*keyBatch
+	entries [2][]*subtask.MapEntries
+}
+
+func (o *joinOp) Open(ctx *OperatorContext) error {
+	for s, side := range o.spec.sides {
+		st, err := ctx.Store.Map(side.layout)
+		if err != nil {
+			return err
+		}
+		o.states[s], o.kbs[s] = st, newKeyBatch(side.key)
+	}
+	return nil
+}
+
+func (o *joinOp) Process(input int, recs []Record, out Emitter) error {
+	own, other := input, 1-input
+	keys, err := o.kbs[own].of(recs)
+	if err != nil {
+		return err
+	}
+	if o.entries[own], err = o.states[own].GetBatch(keys, o.entries[own]); err != nil {
+		return err
+	}
+	if o.entries[other], err = o.states[other].GetBatch(keys, o.entries[other]); err != nil {
+		return err
+	}
+	side, otherSide := o.spec.sides[own], o.spec.sides[other]
+	for i, r := range recs {
+		mine, theirs := o.entries[own][i], o.entries[other][i]
+		sub, _ := side.entry(r.Row, 0)
+		var count int64
+		if v, ok := mine.Get(sub); ok {
+			_, count = side.row(sub, v)
+		}
+		kind := Insert
+		if r.Kind.Adds() {
+			count++
+		} else {
+			if count == 0 {
+				return fmt.Errorf("join %q: retraction of a row the %s side does not hold", o.spec.name, side.layout.Name)
+			}
+			count--
+			kind = Delete
+		}
+		if count == 0 {
+			mine.Delete(sub)
+		} else {
+			_, value := side.entry(r.Row, count)
+			mine.Put(sub, value)
+		}
+		for osub, oval := range theirs.All() {
+			orow, n := otherSide.row(osub, oval)
+			l, rr := r.Row, orow
+			if input == 1 {
+				l, rr = orow, r.Row
+			}
+			if o.spec.where != nil && !o.spec.where(l, rr) {
+				continue
+			}
+			joined := o.project(l, rr)
+			for range n {
+				out.Emit(kind, joined)
+			}
+		}
+	}
+	return nil
+}
+
+func (o *joinOp) project(l, r Row) Row {
+	out := make(Row, len(o.spec.sel))
+	for i, jc := range o.spec.sel {
+		if jc.Right {
+			out[i] = r[jc.Col]
+		} else {
+			out[i] = l[jc.Col]
+		}
+	}
+	return out
+}

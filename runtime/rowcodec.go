@@ -1,0 +1,91 @@
+package runtime
+
+import (
+	"encoding/binary"
+
+	"github.com/lakestate/lakestate/subtask"
+)
+
+// The row codec writes rows without their schema, exactly: a datum is either
+// a string (Str), a number (Int, Float bits, Bool) or a decimal's two words,
+// and decodes to an equal Datum.
+//
+//	uvarint column count, then per datum a tag byte:
+//	  0 NULL; 1 number: varint; 2 string: uvarint length, bytes;
+//	  3 decimal: varint low word, varint high word
+
+const (
+	tagNull = iota
+	tagNumber
+	tagString
+	tagDecimal
+)
+
+func appendRow(dst []byte, r Row) []byte {
+	dst = binary.AppendUvarint(dst, uint64(len(r)))
+	for _, d := range r {
+		dst = appendDatum(dst, d)
+	}
+	return dst
+}
+
+// appendCols appends the datums of some columns of a row, without a count:
+// a key that tells the columns' values apart.
+func appendCols(dst []byte, r Row, cols []int) []byte {
+	for _, c := range cols {
+		dst = appendDatum(dst, r[c])
+	}
+	return dst
+}
+
+func appendDatum(dst []byte, d Datum) []byte {
+	switch hi, lo := d.Decimal(); {
+	case d.IsNull():
+		dst = append(dst, tagNull)
+	case d.Str() != "":
+		dst = append(dst, tagString)
+		dst = binary.AppendUvarint(dst, uint64(len(d.Str())))
+		dst = append(dst, d.Str()...)
+	case hi != 0:
+		dst = append(dst, tagDecimal)
+		dst = binary.AppendVarint(dst, int64(lo))
+		dst = binary.AppendVarint(dst, hi)
+	default:
+		dst = append(dst, tagNumber)
+		dst = binary.AppendVarint(dst, int64(lo))
+	}
+	return dst
+}
+
+func (r *byteReader) row() Row {
+	n := r.uvarint("column count")
+	if r.err != nil {
+		return nil
+	}
+	if n > uint64(len(r.buf)-r.off) {
+		r.fail("column count %d exceeds the %d bytes left", n, len(r.buf)-r.off)
+		return nil
+	}
+	row := make(Row, n)
+	for i := range row {
+		switch tag := r.byte("tag"); tag {
+		case tagNull:
+		case tagNumber:
+			row[i] = subtask.Int(r.varint("number"))
+		case tagString:
+			row[i] = subtask.Str(string(r.bytes("string")))
+		case tagDecimal:
+			lo := r.varint("decimal low word")
+			row[i] = subtask.Decimal(r.varint("decimal high word"), uint64(lo))
+		default:
+			r.fail("column %d: unknown tag %d", i, tag)
+		}
+		if r.err != nil {
+			return nil
+		}
+	}
+	return row
+}
+
+// rowKey is a row's encoding, a map key that tells rows apart exactly.
+func rowKey(dst []byte, r Row) []byte { return appendRow(dst, r) }

@@ -1,0 +1,262 @@
+package runtime
+
+import (
+	"errors"
+	"fmt"
+	"time"
+
+	"github.com/asynkron/protoactor-go/actor"
+
+	"github.com/lakestate/lakestate/actors"
+	"github.com/lakestate/lakestate/keygroup"
+)
+
+// Options configure a run of a job.
+type Options struct {
+	// Name names the run's actors; unique among the runs alive in one
+	// system. Default "job".
+	Name string
+	// Parallelism is the number of subtasks of every operator; default 1.
+	Parallelism int
+	// MaxParallelism is the number of key groups; it cannot change across
+	// restores. Default keygroup.DefaultMaxParallelism.
+	MaxParallelism int
+	// BatchSize is the number of rows a source reads per batch; default 1024.
+	BatchSize int
+	// Credits is the number of data batches a channel keeps in flight;
+	// default 4.
+	Credits int
+	// Backend makes the subtask stores; default MemoryBackend().
+	Backend StateBackend
+	// Checkpoints keeps the completed checkpoints; default a new store that
+	// keeps them all.
+	Checkpoints *CheckpointStore
+	// Restore, if set, is the checkpoint the run starts from.
+	Restore *Snapshot
+	// CheckpointInterval, if positive, triggers checkpoints periodically on
+	// the system clock; checkpoints are also taken on request (Run.Checkpoint)
+	// and once at the end.
+	CheckpointInterval time.Duration
+	// IdlePoll is how long a source with nothing to read waits before it
+	// polls again; default 10ms.
+	IdlePoll time.Duration
+	// Wait bounds how long the driver waits for the run's next event in the
+	// real system; default 10 minutes.
+	Wait time.Duration
+}
+
+func (o *Options) defaults() {
+	if o.Name == "" {
+		o.Name = "job"
+	}
+	if o.Parallelism == 0 {
+		o.Parallelism = 1
+	}
+	if o.MaxParallelism == 0 {
+		o.MaxParallelism = keygroup.DefaultMaxParallelism
+	}
+	if o.BatchSize == 0 {
+		o.BatchSize = 1024
+	}
+	if o.Credits == 0 {
+		o.Credits = 4
+	}
+	if o.Backend == nil {
+		o.Backend = MemoryBackend()
+	}
+	if o.Checkpoints == nil {
+		o.Checkpoints = NewCheckpointStore(0)
+	}
+	if o.IdlePoll == 0 {
+		o.IdlePoll = 10 * time.Millisecond
+	}
+	if o.Wait == 0 {
+		o.Wait = 10 * time.Minute
+	}
+}
+
+// Run is a running job, driven from outside the actors: from one goroutine,
+// the simulation's owner when the system is simulated.
+type Run struct {
+	sys   *actors.System
+	opts  Options
+	probe *actors.Probe
+	job   *actor.PID
+	token uint64
+	// completed is the newest checkpoint the run reported complete.
+	completed int64
+	finished  bool
+	err       error
+}
+
+// ErrRunEnded reports a wait on a run that finished, failed or was killed
+// before the awaited event.
+var ErrRunEnded = errors.New("run ended")
+
+// Start runs the graph on sys.
+func Start(sys *actors.System, g *Graph, opts Options) (*Run, error) {
+	opts.defaults()
+	if err := g.validate(); err != nil {
+		return nil, err
+	}
+	p, err := newPlan(g, opts.Parallelism, opts.MaxParallelism)
+	if err != nil {
+		return nil, err
+	}
+	env := &taskEnv{sys: sys, plan: p, opts: &opts, restores: make([]*taskRestore, len(p.tasks))}
+	firstID := opts.Checkpoints.MaxID() + 1
+	if opts.Restore != nil {
+		if env.restores, err = planRestore(opts.Restore, p, opts.Backend.Name()); err != nil {
+			return nil, err
+		}
+		firstID = max(firstID, opts.Restore.ID+1)
+	}
+	probe, err := actors.NewProbe(sys, opts.Name+"-driver")
+	if err != nil {
+		return nil, err
+	}
+	probe.SetWait(opts.Wait)
+	r := &Run{sys: sys, opts: opts, probe: probe}
+	job := &jobActor{
+		env:       env,
+		driver:    probe.PID(),
+		coord:     newCoordinator(len(p.tasks), firstID),
+		idle:      map[int]bool{},
+		committed: map[int]int64{},
+	}
+	if r.job, err = sys.Spawn(opts.Name, func() actor.Actor { return job }); err != nil {
+		sys.Stop(probe.PID())
+		return nil, fmt.Errorf("spawn run %s: %w", opts.Name, err)
+	}
+	probe.Watch(r.job)
+	return r, nil
+}
+
+// next takes the run's next event and records what it says.
+func (r *Run) next() (any, error) {
+	msg, err := r.probe.Next()
+	if err != nil {
+		return nil, err
+	}
+	switch m := msg.(type) {
+	case *evCompleted:
+		r.completed = m.id
+	case *evFinished:
+		r.finished = true
+	case *evFailed:
+		r.err = m.err
+	case *actor.Terminated:
+		if r.err == nil && !r.finished {
+			r.err = fmt.Errorf("run %s: job actor terminated", r.opts.Name)
+		}
+	}
+	return msg, nil
+}
+
+// await takes events until stop accepts one, the run ends, or the wait
+// fails.
+func (r *Run) await(stop func(any) bool) error {
+	for {
+		if r.err != nil {
+			return r.err
+		}
+		msg, err := r.next()
+		if err != nil {
+			return err
+		}
+		if stop(msg) {
+			return nil
+		}
+		if r.err != nil {
+			return r.err
+		}
+		if r.finished {
+			return ErrRunEnded
+		}
+	}
+}
+
+// Checkpoint triggers a checkpoint and waits until it completes; it returns
+// the checkpoint's id, or an error if it was aborted.
+func (r *Run) Checkpoint() (int64, error) {
+	r.token++
+	tok := r.token
+	r.sys.Send(r.job, &triggerRequest{token: tok})
+	var id int64
+	if err := r.await(func(msg any) bool {
+		m, ok := msg.(*evTriggered)
+		if ok && m.token == tok {
+			id = m.id
+		}
+		return ok && m.token == tok
+	}); err != nil {
+		return 0, err
+	}
+	var aborted error
+	err := r.await(func(msg any) bool {
+		switch m := msg.(type) {
+		case *evCompleted:
+			return m.id == id
+		case *evAborted:
+			if m.id == id {
+				aborted = fmt.Errorf("checkpoint %d aborted: %w", id, m.err)
+				return true
+			}
+		}
+		return false
+	})
+	if err == nil {
+		err = aborted
+	}
+	return id, err
+}
+
+// AwaitSourcesIdle waits for the next moment at which every source has
+// nothing to read (or has finished).
+func (r *Run) AwaitSourcesIdle() error {
+	return r.await(func(msg any) bool { _, ok := msg.(*evSourcesIdle); return ok })
+}
+
+// Completed is the newest checkpoint the run completed, as far as the
+// driver has seen.
+func (r *Run) Completed() int64 { return r.completed }
+
+// Wait waits until every source has ended, a final checkpoint captured all
+// output and every sink committed it; then it stops the run's actors.
+func (r *Run) Wait() error {
+	if !r.finished {
+		err := r.await(func(msg any) bool { _, ok := msg.(*evFinished); return ok })
+		if err != nil {
+			_ = r.stop()
+			return err
+		}
+	}
+	return r.stop()
+}
+
+// Kill ends the run as a crash would: its actors vanish with whatever they
+// held, output staged and not committed is lost. A later run restores from
+// a completed checkpoint.
+func (r *Run) Kill() error {
+	if sim, ok := r.sys.Simulated(); ok {
+		sim.Crash(r.job)
+		r.sys.Stop(r.probe.PID())
+		return nil
+	}
+	return r.stop()
+}
+
+// stop stops the job actor and its tasks and waits until they are gone.
+func (r *Run) stop() error {
+	defer r.sys.Stop(r.probe.PID())
+	r.sys.Stop(r.job)
+	for {
+		msg, err := r.probe.Next()
+		if err != nil {
+			return err
+		}
+		if t, ok := msg.(*actor.Terminated); ok && t.Who.Equal(r.job) {
+			return nil
+		}
+	}
+}

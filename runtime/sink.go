@@ -1,0 +1,160 @@
+package runtime
+
+import (
+	"cmp"
+	"fmt"
+	"slices"
+)
+
+// Committer is the external system an exactly-once sink writes to.
+type Committer interface {
+	// Commit makes a transaction's changes visible. A sink subtask commits
+	// its transactions one at a time, in checkpoint order, on the executor
+	// (off the actors), once the checkpoint that closed the transaction has
+	// completed. After a restore it commits again the transactions the
+	// checkpoint still held, which may have been committed already, so Commit
+	// must be idempotent on the transaction's TxnID.
+	Commit(txn *Txn) error
+}
+
+// TxnID names a sink transaction: the output one sink subtask staged up to
+// one checkpoint barrier. Checkpoint ids never repeat across the runs of a
+// job, so neither do transaction ids.
+type TxnID struct {
+	Sink       string
+	Writer     int // the sink subtask that staged it
+	Checkpoint int64
+}
+
+// Txn is a sink transaction.
+type Txn struct {
+	TxnID
+	Changes []Record
+}
+
+// Sink ends the stream in an exactly-once sink named name: each sink subtask
+// stages what arrives between two barriers as one transaction, keeps the
+// transactions not yet committed in the checkpoint, and commits them through c
+// once their checkpoint completes. A run restored from a checkpoint commits
+// the transactions that checkpoint holds and discards everything staged
+// after it.
+func (s Stream) Sink(name string, c Committer) {
+	n := s.g.addNode(name, kindSink)
+	n.newOp = func() Operator { return &sinkOp{committer: c} }
+	s.g.connect(s, n, 0, nil)
+}
+
+// sinkOp is the operator of one sink subtask.
+type sinkOp struct {
+	committer Committer
+	ctx       *OperatorContext
+	staged    []Record
+	pending   []*Txn // closed at a barrier, not yet committed; ascending checkpoint
+	// completed is the newest checkpoint known complete, reported the newest
+	// reported committed; committing is set while a commit job runs.
+	completed, reported int64
+	committing          bool
+}
+
+// commitDone is the result of a commit job: the first n pending
+// transactions are committed.
+type commitDone struct {
+	n   int
+	err error
+}
+
+func (s *sinkOp) Open(ctx *OperatorContext) error {
+	s.ctx = ctx
+	if ctx.Restored == nil {
+		return nil
+	}
+	// Like union list state: the transactions of old subtask j go to new
+	// subtask j mod p.
+	for j, b := range ctx.Restored {
+		if j%ctx.Parallelism != ctx.Task.Subtask {
+			continue
+		}
+		txns, err := decodeTxns(b, ctx.Task.Operator)
+		if err != nil {
+			return fmt.Errorf("restore of checkpoint %d: subtask %d: %w", ctx.RestoredID, j, err)
+		}
+		s.pending = append(s.pending, txns...)
+	}
+	slices.SortStableFunc(s.pending, func(a, b *Txn) int {
+		if c := cmp.Compare(a.Checkpoint, b.Checkpoint); c != 0 {
+			return c
+		}
+		return cmp.Compare(a.Writer, b.Writer)
+	})
+	// Every transaction the checkpoint holds was closed at or before it, and
+	// the checkpoint completed.
+	s.completed = ctx.RestoredID
+	s.commit()
+	return nil
+}
+
+func (s *sinkOp) Process(_ int, recs []Record, _ Emitter) error {
+	s.staged = append(s.staged, recs...)
+	return nil
+}
+
+func (s *sinkOp) Snapshot(n int64) ([]byte, error) {
+	if len(s.staged) > 0 {
+		id := TxnID{Sink: s.ctx.Task.Operator, Writer: s.ctx.Task.Subtask, Checkpoint: n}
+		s.pending = append(s.pending, &Txn{TxnID: id, Changes: s.staged})
+		s.staged = nil
+	}
+	return encodeTxns(s.pending), nil
+}
+
+func (s *sinkOp) CheckpointComplete(n int64) error {
+	s.completed = max(s.completed, n)
+	s.commit()
+	return nil
+}
+
+func (s *sinkOp) CheckpointAborted(int64) error { return nil }
+
+// commit starts a commit job for the pending transactions of completed
+// checkpoints, unless one runs; once nothing is left to commit it reports
+// the completed checkpoint as committed.
+func (s *sinkOp) commit() {
+	if s.committing {
+		return
+	}
+	n := 0
+	for n < len(s.pending) && s.pending[n].Checkpoint <= s.completed {
+		n++
+	}
+	if n == 0 {
+		if s.completed > s.reported {
+			s.reported = s.completed
+			s.ctx.committed(s.completed)
+		}
+		return
+	}
+	s.committing = true
+	txns, c := slices.Clone(s.pending[:n]), s.committer
+	s.ctx.Submit(func() any {
+		for _, t := range txns {
+			if err := c.Commit(t); err != nil {
+				return &commitDone{err: fmt.Errorf("commit of %s/%d/%d: %w", t.Sink, t.Writer, t.Checkpoint, err)}
+			}
+		}
+		return &commitDone{n: len(txns)}
+	})
+}
+
+func (s *sinkOp) Receive(msg any) error {
+	m, ok := msg.(*commitDone)
+	if !ok {
+		return fmt.Errorf("sink: unexpected message %T", msg)
+	}
+	s.committing = false
+	if m.err != nil {
+		return m.err
+	}
+	s.pending = slices.Delete(s.pending, 0, m.n)
+	s.commit()
+	return nil
+}

@@ -1,0 +1,64 @@
+package runtime
+
+import "slices"
+
+// step is one stateless transformation chained into an edge: a filter or a
+// map. Steps keep the record's changelog kind, so they apply to retractions
+// exactly as to the rows they retract.
+type step struct {
+	filter func(Row) bool
+	mapRow func(Row) Row
+}
+
+func (s Stream) with(st step, schema Schema) Stream {
+	s.chain = append(slices.Clip(s.chain), st)
+	s.schema = schema
+	return s
+}
+
+// Filter keeps the rows for which keep returns true.
+func (s Stream) Filter(keep func(Row) bool) Stream {
+	return s.with(step{filter: keep}, s.schema)
+}
+
+// Map replaces every row by fn(row), a row of schema. fn must not modify its
+// argument and must be deterministic: a retraction has to map to the row its
+// insertion mapped to.
+func (s Stream) Map(schema Schema, fn func(Row) Row) Stream {
+	return s.with(step{mapRow: fn}, schema)
+}
+
+// Project keeps the given columns, in the given order.
+func (s Stream) Project(cols ...int) Stream {
+	schema := make(Schema, len(cols))
+	for i, c := range cols {
+		if c < 0 || c >= len(s.schema) {
+			s.g.fail("project: column %d outside the %d columns of the stream", c, len(s.schema))
+			return s
+		}
+		schema[i] = s.schema[c]
+	}
+	cols = slices.Clone(cols)
+	return s.Map(schema, func(r Row) Row {
+		out := make(Row, len(cols))
+		for i, c := range cols {
+			out[i] = r[c]
+		}
+		return out
+	})
+}
+
+// applyChain runs a row through an edge's steps; false means a filter
+// dropped it.
+func applyChain(chain []step, r Row) (Row, bool) {
+	for i := range chain {
+		if f := chain[i].filter; f != nil {
+			if !f(r) {
+				return nil, false
+			}
+			continue
+		}
+		r = chain[i].mapRow(r)
+	}
+	return r, true
+}

@@ -1,0 +1,259 @@
+package runtime
+
+import (
+	"errors"
+	"fmt"
+
+	"github.com/asynkron/protoactor-go/actor"
+
+	"github.com/lakestate/lakestate/subtask"
+)
+
+// operatorTask is the actor of one subtask of an operator or a sink: it
+// feeds input batches to the operator, aligns barriers, runs the sync phase
+// through its checkpointer and passes watermarks and the end of input on.
+type operatorTask struct {
+	taskCore
+	op    Operator
+	octx  OperatorContext
+	store *subtask.Store
+	in    *inputs
+	emit  taskEmitter
+}
+
+// taskEmitter routes an operator's records to its single output.
+type taskEmitter struct{ out *outputs }
+
+func (e taskEmitter) Emit(kind Change, row Row) { e.out.emit(0, kind, row) }
+
+func (t *operatorTask) Receive(ctx actor.Context) {
+	if t.failed {
+		return
+	}
+	var err error
+	switch m := ctx.Message().(type) {
+	case *actor.Started, *actor.Stopping, *actor.Restarting:
+	case *actor.Stopped:
+		if t.store != nil {
+			err = t.store.Backend().Close()
+		}
+	case *wireMsg:
+		err = t.setup(ctx.Self(), m)
+	case *dataMsg:
+		err = t.offer(int(m.ch), m)
+	case *barrierMsg:
+		err = t.offer(int(m.ch), m)
+	case *watermarkMsg:
+		err = t.offer(int(m.ch), m)
+	case *endMsg:
+		err = t.offer(int(m.ch), m)
+	case *creditMsg:
+		t.out.credit(int(m.ch), int(m.n))
+		err = t.pump()
+	case *SyncDone:
+		t.in.paused = false
+		err = t.pump()
+	case *CheckpointComplete:
+		if l, ok := t.op.(CheckpointListener); ok {
+			err = l.CheckpointComplete(m.ID)
+		}
+	case *CheckpointAborted:
+		if l, ok := t.op.(CheckpointListener); ok {
+			err = l.CheckpointAborted(m.ID)
+		}
+	default:
+		h, ok := t.op.(MessageHandler)
+		if !ok {
+			err = fmt.Errorf("unexpected message %T", m)
+			break
+		}
+		if err = h.Receive(m); err == nil {
+			err = t.pump()
+		}
+	}
+	if err != nil {
+		t.fail(err)
+	}
+}
+
+func (t *operatorTask) setup(self *actor.PID, m *wireMsg) error {
+	t.wire(self, m)
+	t.emit = taskEmitter{out: t.out}
+	t.in = newInputs(t.tp)
+	n := t.tp.node
+	t.octx = OperatorContext{
+		Task:           t.tp.id,
+		Parallelism:    t.env.plan.parallelism,
+		MaxParallelism: t.env.plan.maxParallelism,
+		KeyGroups:      t.tp.keyGroups,
+		submit:         func(work func() any) { t.env.sys.Executor().Submit(self, work) },
+		committed:      func(id int64) { t.send(t.env.job, &sinkCommitted{task: t.tp.global, id: id}) },
+	}
+	for _, e := range n.inputs {
+		t.octx.Inputs = append(t.octx.Inputs, e.from.schemas[e.output])
+	}
+	r := t.restore()
+	if r != nil {
+		t.octx.Restored, t.octx.RestoredID = r.extras, r.id
+	}
+	var clip []subtask.Backend
+	if n.keyed() {
+		b, err := t.openBackend(r)
+		if err != nil {
+			return err
+		}
+		t.store = subtask.NewStore(b)
+		t.store.SetNow(t.env.sys.Clock().Now().UnixMilli())
+		if r != nil && !r.aligned {
+			for _, h := range r.sources {
+				src, err := t.env.opts.Backend.Restore(t.tp.id, h)
+				if err != nil {
+					return err
+				}
+				clip = append(clip, src)
+			}
+		}
+	}
+	t.octx.Store = t.store
+	t.op = n.newOp()
+	if err := t.op.Open(&t.octx); err != nil {
+		return fmt.Errorf("open: %w", err)
+	}
+	if len(clip) > 0 {
+		err := t.store.Clip(clip, t.tp.keyGroups)
+		for _, b := range clip {
+			err = errors.Join(err, b.Close())
+		}
+		if err != nil {
+			return fmt.Errorf("restore of checkpoint %d: %w", r.id, err)
+		}
+	}
+	return nil
+}
+
+func (t *operatorTask) openBackend(r *taskRestore) (subtask.Backend, error) {
+	if r != nil && r.aligned && r.state != nil {
+		return t.env.opts.Backend.Restore(t.tp.id, r.state)
+	}
+	return t.env.opts.Backend.Open(t.tp.id)
+}
+
+// offer handles a message from an input channel, or queues it.
+func (t *operatorTask) offer(ch int, msg any) error {
+	if t.in.admit(ch, msg) {
+		if err := t.handle(ch, msg); err != nil {
+			return err
+		}
+	}
+	return t.pump()
+}
+
+// pump handles queued messages while it can, sends the batches the operator
+// emitted and returns the credits the task owes.
+func (t *operatorTask) pump() error {
+	for {
+		ch, msg, ok := t.in.next()
+		if !ok {
+			break
+		}
+		if err := t.handle(ch, msg); err != nil {
+			return err
+		}
+	}
+	t.out.flush()
+	t.returnCredits()
+	return nil
+}
+
+// returnCredits credits senders back for the batches handled, unless the
+// task's own output is backlogged: then its senders wait, which is how
+// backpressure reaches the sources.
+func (t *operatorTask) returnCredits() {
+	if t.out.backlog > len(t.out.chans) {
+		return
+	}
+	for i := range t.in.chans {
+		c := &t.in.chans[i]
+		if c.owed == 0 {
+			continue
+		}
+		from := t.tp.ins[i]
+		t.send(t.pids[from.fromTask], &creditMsg{ch: int32(from.fromOut), n: c.owed})
+		c.owed = 0
+	}
+}
+
+func (t *operatorTask) handle(ch int, msg any) error {
+	switch m := msg.(type) {
+	case *dataMsg:
+		t.in.chans[ch].owed++
+		if t.store != nil {
+			t.store.SetNow(t.env.sys.Clock().Now().UnixMilli())
+		}
+		err := t.op.Process(t.in.chans[ch].input, m.recs, t.emit)
+		if t.store != nil {
+			t.store.EndBatch()
+		}
+		return err
+	case *barrierMsg:
+		aligned, err := t.in.barrier(ch, m.id)
+		if err != nil || !aligned {
+			return err
+		}
+		return t.checkpoint(m.id)
+	case *watermarkMsg:
+		if wm, ok := t.in.watermark(ch, m.wm); ok {
+			return t.watermark(wm)
+		}
+	case *endMsg:
+		all, wm, ok := t.in.end(ch)
+		if ok {
+			if err := t.watermark(wm); err != nil {
+				return err
+			}
+		}
+		if all {
+			return t.endOfInput()
+		}
+	}
+	return nil
+}
+
+// checkpoint runs the task's part of checkpoint id once barrier id is
+// aligned: it forwards the barrier, then pauses for the sync phase.
+func (t *operatorTask) checkpoint(id int64) error {
+	t.out.broadcast(func(ch int32) any { return &barrierMsg{ch: ch, id: id} })
+	var extras []byte
+	if s, ok := t.op.(Snapshotter); ok {
+		var err error
+		if extras, err = s.Snapshot(id); err != nil {
+			return fmt.Errorf("snapshot of checkpoint %d: %w", id, err)
+		}
+	}
+	t.in.paused = true
+	t.ck.SyncPhase(&SyncRequest{ID: id, Task: t.tp.id, KeyGroups: t.tp.keyGroups, Store: t.store, Extras: extras, ReplyTo: t.self})
+	return nil
+}
+
+func (t *operatorTask) watermark(wm int64) error {
+	if h, ok := t.op.(WatermarkHandler); ok {
+		if err := h.Watermark(wm, t.emit); err != nil {
+			return err
+		}
+	}
+	t.out.broadcast(func(ch int32) any { return &watermarkMsg{ch: ch, wm: wm} })
+	return nil
+}
+
+func (t *operatorTask) endOfInput() error {
+	if h, ok := t.op.(EndHandler); ok {
+		if err := h.EndOfInput(t.emit); err != nil {
+			return err
+		}
+	}
+	t.out.broadcast(func(ch int32) any { return &endMsg{ch: ch} })
+	if t.tp.node.kind == kindSink {
+		t.send(t.env.job, &inputEnded{task: t.tp.global})
+	}
+	return nil
+}

@@ -1,0 +1,65 @@
+package runtime
+
+import (
+	"encoding/binary"
+	"fmt"
+)
+
+// A sink subtask's extras: its transactions not yet committed.
+//
+//	uvarint count, then per transaction:
+//	  uvarint writer, uvarint checkpoint, uvarint change count,
+//	  per change: kind byte, row (see rowcodec.go)
+
+func encodeTxns(txns []*Txn) []byte {
+	out := binary.AppendUvarint(nil, uint64(len(txns)))
+	for _, t := range txns {
+		out = binary.AppendUvarint(out, uint64(t.Writer))
+		out = binary.AppendUvarint(out, uint64(t.Checkpoint))
+		out = binary.AppendUvarint(out, uint64(len(t.Changes)))
+		for _, c := range t.Changes {
+			out = append(out, byte(c.Kind))
+			out = appendRow(out, c.Row)
+		}
+	}
+	return out
+}
+
+// decodeTxns decodes the transactions of the sink named sink.
+func decodeTxns(b []byte, sink string) ([]*Txn, error) {
+	r := byteReader{buf: b}
+	n := r.uvarint("transaction count")
+	if r.err == nil && n > uint64(len(b)) {
+		r.fail("transaction count %d exceeds the %d bytes", n, len(b))
+	}
+	var out []*Txn
+	for i := uint64(0); i < n && r.err == nil; i++ {
+		writer, id := r.uvarint("writer"), r.uvarint("checkpoint")
+		changes := r.uvarint("change count")
+		if r.err != nil {
+			break
+		}
+		if writer > 1<<31 || id == 0 || id > 1<<62 {
+			r.fail("transaction %d: writer %d, checkpoint %d out of range", i, writer, id)
+			break
+		}
+		if changes > uint64(len(b)-r.off) {
+			r.fail("transaction %d: %d changes exceed the %d bytes left", i, changes, len(b)-r.off)
+			break
+		}
+		t := &Txn{TxnID: TxnID{Sink: sink, Writer: int(writer), Checkpoint: int64(id)}, Changes: make([]Record, 0, changes)}
+		for j := uint64(0); j < changes && r.err == nil; j++ {
+			kind := Change(r.byte("change kind"))
+			if r.err == nil && !kind.valid() {
+				r.fail("transaction %d, change %d: unknown kind %d", i, j, kind)
+			}
+			row := r.row()
+			t.Changes = append(t.Changes, Record{Kind: kind, KeyGroup: -1, Row: row})
+		}
+		out = append(out, t)
+	}
+	if err := r.finish(); err != nil {
+		return nil, fmt.Errorf("sink %s transactions: %w", sink, err)
+	}
+	return out, nil
+}
