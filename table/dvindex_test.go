@@ -10,11 +10,11 @@ import (
 	"github.com/RoaringBitmap/roaring/v2"
 )
 
-func card(n int64) *int64 { return &n }
+func dvCard(n int64) *int64 { return &n }
 
 var dvindex32Ranges = []DeletionVectorRange{
-	{DataFile: "a", Offset: 1, Length: 24, Cardinality: card(2)},
-	{DataFile: "b", Offset: 33, Length: 22, Cardinality: card(1)},
+	{DataFile: "a", Offset: 1, Length: 24, Cardinality: dvCard(2)},
+	{DataFile: "b", Offset: 33, Length: 22, Cardinality: dvCard(1)},
 }
 
 // The Java golden vector: positions {2,3} then {1}.
@@ -88,7 +88,7 @@ func TestDVIndexBadInput(t *testing.T) {
 		{"huge", golden, withRange(DeletionVectorRange{DataFile: "a", Offset: 1, Length: 1 << 30}), "outside the file"},
 		{"magic", mutate(func(b []byte) []byte { b[5] ^= 1; return b }), dvindex32Ranges, "magic"},
 		{"crc", mutate(func(b []byte) []byte { b[20] ^= 1; return b }), dvindex32Ranges, "CRC32"},
-		{"cardinality", golden, withRange(DeletionVectorRange{DataFile: "a", Offset: 1, Length: 24, Cardinality: card(3)}), "cardinality 2, recorded 3"},
+		{"cardinality", golden, withRange(DeletionVectorRange{DataFile: "a", Offset: 1, Length: 24, Cardinality: dvCard(3)}), "cardinality 2, recorded 3"},
 		{"duplicate", golden, []DeletionVectorRange{dvindex32Ranges[0], dvindex32Ranges[0]}, "two ranges"},
 		{"64-bit", readFixture(t, "dvindex-vectors", "dvindex-64"), withRange(DeletionVectorRange{DataFile: "a", Offset: 1, Length: 36}), "64-bit"},
 	} {
