@@ -135,9 +135,9 @@ func sampleEntries() []ManifestEntry {
 		}},
 		{Kind: FileDelete, Partition: EmptyBinaryRow(), Bucket: 0, TotalBuckets: 4, File: DataFileMeta{
 			FileName: "data-b-1.parquet", FileSize: 1, RowCount: 1, MinKey: []byte{}, MaxKey: []byte{},
-			KeyStats: SimpleStats{MinValues: []byte{}, MaxValues: []byte{}, NullCounts: []*int64{}},
+			KeyStats:   SimpleStats{MinValues: []byte{}, MaxValues: []byte{}, NullCounts: []*int64{}},
 			ValueStats: SimpleStats{MinValues: []byte{}, MaxValues: []byte{}, NullCounts: []*int64{}},
-			Level: 5, ExtraFiles: []string{"data-b-1.parquet.index"}, EmbeddedIndex: []byte{7, 7},
+			Level:      5, ExtraFiles: []string{"data-b-1.parquet.index"}, EmbeddedIndex: []byte{7, 7},
 			HasValueStatsCols: true, ValueStatsCols: []string{"v"}, ExternalPath: &ext, FirstRowID: metaI64(100),
 		}},
 	}
@@ -182,7 +182,7 @@ func TestManifestListAndIndexRoundTrip(t *testing.T) {
 	metas := []ManifestFileMeta{
 		{FileName: "manifest-a-0", FileSize: 100, NumAddedFiles: 3, NumDeletedFile: 1,
 			PartitionStats: SimpleStats{MinValues: EmptyBinaryRow(), MaxValues: EmptyBinaryRow(), NullCounts: []*int64{}},
-			SchemaID: 2, MinBucket: metaI32(0), MaxBucket: metaI32(3), MinLevel: metaI32(0), MaxLevel: metaI32(5)},
+			SchemaID:       2, MinBucket: metaI32(0), MaxBucket: metaI32(3), MinLevel: metaI32(0), MaxLevel: metaI32(5)},
 		{FileName: "manifest-a-1", FileSize: 7,
 			PartitionStats: SimpleStats{MinValues: EmptyBinaryRow(), MaxValues: EmptyBinaryRow(), NullCounts: []*int64{}}},
 	}
