@@ -109,6 +109,11 @@ func appendJSON(dst []byte, t table.DataType, d table.Datum) []byte {
 	if !quoted {
 		return append(dst, s...)
 	}
+	return appendJSONString(dst, s)
+}
+
+// appendJSONString appends s as a JSON string, as encoding/json writes it.
+func appendJSONString(dst []byte, s string) []byte {
 	b, _ := json.Marshal(s) // a string always marshals
 	return append(dst, b...)
 }
@@ -124,4 +129,30 @@ func renderText(t table.DataType, d table.Datum) string {
 		return strconv.Quote(s)
 	}
 	return s
+}
+
+// appendJSONObject appends {"name":value,...} of a row's fields.
+func appendJSONObject(dst []byte, fields []table.Field, row []table.Datum) []byte {
+	dst = append(dst, '{')
+	for i, f := range fields {
+		if i > 0 {
+			dst = append(dst, ',')
+		}
+		dst = appendJSON(appendJSONName(dst, f.Name), f.Type, row[i])
+	}
+	return append(dst, '}')
+}
+
+// appendJSONName appends "name": .
+func appendJSONName(dst []byte, name string) []byte {
+	return append(appendJSONString(dst, name), ':')
+}
+
+// textCells renders a row's fields for table output.
+func textCells(fields []table.Field, row []table.Datum) []string {
+	out := make([]string, len(fields))
+	for i, f := range fields {
+		out[i] = renderText(f.Type, row[i])
+	}
+	return out
 }
