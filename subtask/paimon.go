@@ -1,0 +1,421 @@
+//go:build wip
+
+package subtask
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"path"
+	"slices"
+	"strings"
+
+	"github.com/lakestate/lakestate/table"
+)
+
+// PaimonBackend keeps each state table of a store as a Paimon primary-key
+// table in its own directory under a root (root/<state name>). A flush
+// commits each table's buffer as one sorted Arrow record with one APPEND
+// snapshot; reads go through a View pinned at the table's newest snapshot,
+// planned once per pin. The maintenance round that makes a deletion-vector
+// table's new level-0 run readable, the file listing and the upload belong to
+// the barrier: after the round, Store.Repin pins the round's snapshot.
+type PaimonBackend struct {
+	root   string
+	opts   PaimonOptions
+	tables map[string]*paimonTable
+}
+
+// PaimonOptions configures a paimon backend.
+type PaimonOptions struct {
+	// FileIO is the table file system; nil means the local one.
+	FileIO table.FileIO
+	// Buckets per table; 0 means 1.
+	Buckets int
+	// NoDeletionVectors creates tables without deletion vectors, whose reads
+	// merge sorted runs instead of skipping level 0: a mode for tests that run
+	// without the maintenance round. Production tables always keep vectors.
+	NoDeletionVectors bool
+	// CommitUser names the store's commits; "" means "subtask".
+	CommitUser string
+	// TableOptions are passed to table.Create and table.Open.
+	TableOptions []table.Option
+}
+
+type paimonTable struct {
+	b        *PaimonBackend
+	l        *layout
+	t        *table.Table
+	codec    *paimonCodec
+	view     *table.View // nil before the first commit
+	snapshot int64       // the pinned snapshot, 0 for none
+	// nextIdent is the commit identifier of the next commit: above every
+	// identifier this user committed before, so an idempotent retry of a
+	// commit that landed is recognized and nothing else is.
+	nextIdent int64
+}
+
+// OpenPaimon opens the paimon backend of a store rooted at root. Tables that
+// exist there (a restored checkpoint) are opened when their state registers.
+func OpenPaimon(root string, o PaimonOptions) (*PaimonBackend, error) {
+	if o.FileIO == nil {
+		o.FileIO = table.NewLocalFileIO()
+	}
+	if o.Buckets == 0 {
+		o.Buckets = 1
+	}
+	if o.Buckets < 0 {
+		return nil, fmt.Errorf("paimon backend %s: %d buckets", root, o.Buckets)
+	}
+	if o.CommitUser == "" {
+		o.CommitUser = "subtask"
+	}
+	return &PaimonBackend{root: root, opts: o, tables: map[string]*paimonTable{}}, nil
+}
+
+// Table returns the Paimon table of a registered state, for the barrier's
+// maintenance round and listing.
+func (b *PaimonBackend) Table(name string) (*table.Table, bool) {
+	t, ok := b.tables[name]
+	if !ok {
+		return nil, false
+	}
+	return t.t, true
+}
+
+func (b *PaimonBackend) open(l *layout) (committedTable, error) {
+	if t, ok := b.tables[l.Name]; ok {
+		if !t.l.sameShape(l) {
+			return nil, fmt.Errorf("paimon backend: table %q opened with two shapes", l.Name)
+		}
+		return t, nil
+	}
+	dir := path.Join(b.root, l.Name)
+	want := paimonSchema(l, b.opts.Buckets, !b.opts.NoDeletionVectors)
+	schemas, err := b.opts.FileIO.List(path.Join(dir, "schema"))
+	if err != nil {
+		return nil, fmt.Errorf("paimon backend: table %s: %w", dir, err)
+	}
+	var tbl *table.Table
+	if len(schemas) == 0 {
+		tbl, err = table.Create(b.opts.FileIO, dir, want, b.opts.TableOptions...)
+	} else {
+		tbl, err = table.Open(b.opts.FileIO, dir, b.opts.TableOptions...)
+		if err == nil {
+			err = checkPaimonSchema(tbl.Schema(), &want)
+		}
+	}
+	if err != nil {
+		return nil, fmt.Errorf("paimon backend: table %s: %w", dir, err)
+	}
+	codec, err := newPaimonCodec(l)
+	if err != nil {
+		return nil, err
+	}
+	t := &paimonTable{b: b, l: l, t: tbl, codec: codec}
+	if t.nextIdent, err = nextCommitIdentifier(tbl, b.opts.CommitUser); err != nil {
+		return nil, fmt.Errorf("paimon backend: table %s: %w", dir, err)
+	}
+	if err := t.pinLatest(); err != nil {
+		return nil, err
+	}
+	b.tables[l.Name] = t
+	return t, nil
+}
+
+// checkPaimonSchema refuses a restored table of another shape, and a
+// deletion-vector mismatch in either direction.
+func checkPaimonSchema(have, want *table.Schema) error {
+	switch {
+	case have.DeletionVectors() && !want.DeletionVectors():
+		return errors.New("the table keeps deletion vectors; reading it needs the maintenance round (the compactor)")
+	case !have.DeletionVectors() && want.DeletionVectors():
+		return errors.New("the table predates deletion vectors")
+	}
+	if !slices.Equal(have.PrimaryKeys, want.PrimaryKeys) || len(have.Fields) != len(want.Fields) {
+		return fmt.Errorf("primary key %v and %d fields, want %v and %d", have.PrimaryKeys, len(have.Fields), want.PrimaryKeys, len(want.Fields))
+	}
+	for i, f := range want.Fields {
+		h := have.Fields[i]
+		if h.Name != f.Name || h.Type.Root != f.Type.Root || h.Type.Precision != f.Type.Precision || h.Type.Scale != f.Type.Scale {
+			return fmt.Errorf("field %d is %s %s, want %s %s", i, h.Name, h.Type, f.Name, f.Type)
+		}
+	}
+	if n, err := have.Buckets(); err != nil || n != mustBuckets(want) {
+		return fmt.Errorf("bucket count %d (%v), want %d", n, err, mustBuckets(want))
+	}
+	return nil
+}
+
+func mustBuckets(s *table.Schema) int {
+	n, _ := s.Buckets()
+	return n
+}
+
+// nextCommitIdentifier walks back from the newest snapshot to the newest
+// commit of user.
+func nextCommitIdentifier(tbl *table.Table, user string) (int64, error) {
+	latest, ok, err := tbl.LatestSnapshotID()
+	if err != nil || !ok {
+		return 1, err
+	}
+	earliest, _, err := tbl.EarliestSnapshotID()
+	if err != nil {
+		return 0, err
+	}
+	for id := latest; id >= earliest; id-- {
+		s, err := tbl.Snapshot(id)
+		if err != nil {
+			return 0, err
+		}
+		if s.CommitUser == user {
+			return s.CommitIdentifier + 1, nil
+		}
+	}
+	return 1, nil
+}
+
+// pinLatest plans a view of the table's newest snapshot unless it is pinned.
+func (t *paimonTable) pinLatest() error {
+	id, ok, err := t.t.LatestSnapshotID()
+	if err != nil {
+		return fmt.Errorf("paimon backend: table %q: %w", t.l.Name, err)
+	}
+	if !ok || id == t.snapshot {
+		return nil
+	}
+	return t.pin(id)
+}
+
+func (t *paimonTable) pin(id int64) error {
+	view, err := t.t.View(id)
+	if err != nil {
+		return fmt.Errorf("paimon backend: table %q: view of snapshot %d: %w", t.l.Name, id, err)
+	}
+	if t.view != nil {
+		t.view.Close()
+	}
+	t.view, t.snapshot = view, id
+	return nil
+}
+
+func (b *PaimonBackend) commit(c commitRequest) (Checkpoint, error) {
+	cp := Checkpoint{ID: c.id}
+	for _, w := range c.writes {
+		t := w.table.(*paimonTable)
+		if len(w.rows) > 0 {
+			if err := t.write(w.rows, c.nowMillis); err != nil {
+				return Checkpoint{}, err
+			}
+		}
+		tc := tableCheckpoint(w)
+		tc.Snapshot = t.snapshot
+		cp.Tables = append(cp.Tables, tc)
+	}
+	return cp, nil
+}
+
+// write commits one sorted batch as one APPEND snapshot and pins it.
+func (t *paimonTable) write(rows []mutation, nowMillis int64) error {
+	rec, kinds, err := t.codec.writeRecord(rows)
+	if err != nil {
+		return err
+	}
+	defer rec.Release()
+	res, err := t.t.WriteAndCommit(rec, kinds, table.CommitInfo{User: t.b.opts.CommitUser, Identifier: t.nextIdent, TimeMillis: nowMillis})
+	if err != nil {
+		return fmt.Errorf("paimon backend: table %q: commit of %d rows: %w", t.l.Name, len(rows), err)
+	}
+	t.nextIdent++
+	return t.pin(res.SnapshotID)
+}
+
+func (b *PaimonBackend) repin() error {
+	for _, t := range b.tables {
+		if err := t.pinLatest(); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// Close releases the pinned views.
+func (b *PaimonBackend) Close() error {
+	var errs []error
+	for _, t := range b.tables {
+		if t.view != nil {
+			errs = append(errs, t.view.Close())
+			t.view = nil
+		}
+	}
+	return errors.Join(errs...)
+}
+
+func (t *paimonTable) get(keys []string, found func(int, Row)) error {
+	if t.view == nil || len(keys) == 0 {
+		return nil
+	}
+	rec, err := t.codec.keyRecord(keys)
+	if err != nil {
+		return err
+	}
+	defer rec.Release()
+	res, idx, err := t.view.ProbeIndexed(rec)
+	if err != nil {
+		return fmt.Errorf("paimon backend: table %q: probe: %w", t.l.Name, err)
+	}
+	defer res.Release()
+	return t.codec.rows(res, func(i int, key string, vals Row) bool {
+		j := int(idx[i])
+		if key != keys[j] {
+			err = fmt.Errorf("paimon backend: table %q: probe returned another key for probe %d", t.l.Name, j)
+			return false
+		}
+		found(j, vals)
+		return true
+	})
+}
+
+func (t *paimonTable) scanPrefixes(prefixes []string, fn func(int, entry)) error {
+	if t.view == nil {
+		return nil
+	}
+	n := t.l.prefixCols()
+	for i, p := range prefixes {
+		datums, _, err := t.codec.prefixDatums(p, n)
+		if err != nil {
+			return err
+		}
+		it, err := t.view.ScanPrefixRange(datums, table.NullDatum, table.NullDatum)
+		if err != nil {
+			return fmt.Errorf("paimon backend: table %q: prefix scan: %w", t.l.Name, err)
+		}
+		err = t.drain(it, func(e entry) bool { fn(i, e); return true })
+		if err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// drain feeds every row of an iterator to fn and closes it.
+func (t *paimonTable) drain(it table.RecordIterator, fn func(entry) bool) error {
+	defer it.Close()
+	for {
+		rec, err := it.Next()
+		if err == io.EOF {
+			return nil
+		}
+		if err != nil {
+			return fmt.Errorf("paimon backend: table %q: scan: %w", t.l.Name, err)
+		}
+		stop := false
+		err = t.codec.rows(rec, func(_ int, key string, vals Row) bool {
+			stop = !fn(entry{key: key, vals: vals})
+			return !stop
+		})
+		rec.Release()
+		if err != nil || stop {
+			return err
+		}
+	}
+}
+
+func (t *paimonTable) scan(from, to string, fn func(entry) bool) error {
+	if t.view == nil {
+		return nil
+	}
+	in := func(k string) bool { return k >= from && (to == "" || k < to) }
+	// A range inside one key prefix reads in key order from one bucket.
+	if p, err := t.l.splitPrefix(from); err == nil {
+		prefix := from[:p]
+		if strings.HasPrefix(to, prefix) || to == prefixEnd(prefix) {
+			return t.scanWithin(prefix, from, to, in, fn)
+		}
+	}
+	// Otherwise the view's order is not key order (deletion-vector reads go
+	// file by file): collect, sort, filter.
+	var it table.RecordIterator
+	var err error
+	if lo, hi, ok := keyGroupSpan(from, to); ok {
+		it, err = t.view.ScanKeyGroupRange(lo, hi)
+	} else {
+		it, err = t.view.ScanAll()
+	}
+	if err != nil {
+		return fmt.Errorf("paimon backend: table %q: scan: %w", t.l.Name, err)
+	}
+	var rows []entry
+	if err := t.drain(it, func(e entry) bool {
+		if in(e.key) {
+			rows = append(rows, e)
+		}
+		return true
+	}); err != nil {
+		return err
+	}
+	slices.SortFunc(rows, func(a, b entry) int { return strings.Compare(a.key, b.key) })
+	for _, e := range rows {
+		if !fn(e) {
+			return nil
+		}
+	}
+	return nil
+}
+
+// scanWithin reads [from, to) inside one key prefix with the view's prefix
+// range scan on the column after the prefix.
+func (t *paimonTable) scanWithin(prefix, from, to string, in func(string) bool, fn func(entry) bool) error {
+	n := t.l.prefixCols()
+	datums, _, err := t.codec.prefixDatums(prefix, n)
+	if err != nil {
+		return err
+	}
+	lo, hi := table.NullDatum, table.NullDatum
+	if n < len(t.l.pkTypes) {
+		next := t.l.pkTypes[n]
+		if len(from) > len(prefix) {
+			if d, _, err := decodeKeyDatum(from[len(prefix):], next); err == nil {
+				lo = tableDatum(next, d)
+			}
+		}
+		if strings.HasPrefix(to, prefix) && len(to) > len(prefix) {
+			if d, used, err := decodeKeyDatum(to[len(prefix):], next); err == nil {
+				// The bound is exclusive on the column only when nothing follows it.
+				if len(prefix)+used == len(to) {
+					hi = tableDatum(next, d)
+				}
+			}
+		}
+	}
+	it, err := t.view.ScanPrefixRange(datums, lo, hi)
+	if err != nil {
+		return fmt.Errorf("paimon backend: table %q: range scan: %w", t.l.Name, err)
+	}
+	return t.drain(it, func(e entry) bool {
+		if !in(e.key) {
+			return true
+		}
+		return fn(e)
+	})
+}
+
+// keyGroupSpan recognizes a range made of key-group bounds (or open ends).
+func keyGroupSpan(from, to string) (int32, int32, bool) {
+	lo, hi := int32(0), int32(1<<31-1)
+	switch len(from) {
+	case 0:
+	case 4:
+		lo = keyGroupOf(from)
+	default:
+		return 0, 0, false
+	}
+	switch len(to) {
+	case 0:
+	case 4:
+		hi = keyGroupOf(to) - 1
+	default:
+		return 0, 0, false
+	}
+	return lo, hi, true
+}
