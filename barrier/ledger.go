@@ -170,3 +170,11 @@ func (l *Ledger) finish(plan Plan) Plan {
 	}
 	return plan
 }
+
+// Discard plans the deletion of the uploads of an acknowledgement that
+// cannot be registered (it does not belong to the checkpoint it names),
+// unless something live holds them.
+func (l *Ledger) Discard(sub SubtaskState) Plan { return l.dropUploads(uploads(&sub)) }
+
+// LastID is the newest id begun or restored; a new checkpoint must be newer.
+func (l *Ledger) LastID() CheckpointID { return l.lastID }

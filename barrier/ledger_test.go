@@ -20,7 +20,7 @@ func up(id CheckpointID, path string, size int64) FileRef {
 // ref is a placeholder for a file an earlier checkpoint uploaded.
 func ref(path string, size int64) FileRef { return FileRef{Path: path, Size: size} }
 
-func subtask(files ...FileRef) SubtaskState {
+func ackOf(files ...FileRef) SubtaskState {
 	return SubtaskState{
 		Backend: "paimon", BackendID: "b1",
 		Tables: []TableState{{Name: "t", SnapshotID: 1, Files: files}},
@@ -46,7 +46,7 @@ func begin(t *testing.T, l *Ledger, id CheckpointID, kind Kind) {
 
 func ack(t *testing.T, l *Ledger, id CheckpointID, files ...FileRef) (SubtaskState, Plan) {
 	t.Helper()
-	s, p, err := l.Ack(id, subtask(files...))
+	s, p, err := l.Ack(id, ackOf(files...))
 	if err != nil {
 		t.Fatalf("ack %d: %v", id, err)
 	}
@@ -141,7 +141,7 @@ func TestPlaceholderForAbortedUploadIsRejected(t *testing.T) {
 	ack(t, l, 2, up(2, "b", 1))
 	wantPlan(t, "abort 2", l.Abort(2), Plan{Aborted: []CheckpointID{2}, Delete: []string{blobOf(2, "b")}})
 	begin(t, l, 3, KindCheckpoint)
-	_, p, err := l.Ack(3, subtask(ref("b", 1), up(3, "x", 1)))
+	_, p, err := l.Ack(3, ackOf(ref("b", 1), up(3, "x", 1)))
 	if !errors.Is(err, ErrUnknownSharedFile) {
 		t.Fatalf("err = %v, want ErrUnknownSharedFile", err)
 	}
@@ -163,7 +163,7 @@ func TestTimedOutCheckpointLeaksNoUploads(t *testing.T) {
 	ack(t, l, 2, ref("a", 1), up(2, "b", 1)) // subtask 0 acknowledged
 	wantPlan(t, "timeout", l.Abort(2), Plan{Aborted: []CheckpointID{2}, Delete: []string{blobOf(2, "b")}})
 
-	late := subtask(ref("a", 1), up(2, "c", 1))
+	late := ackOf(ref("a", 1), up(2, "c", 1))
 	late.Index = 1
 	_, p, err := l.Ack(2, late)
 	if !errors.Is(err, ErrNotPending) {
@@ -182,7 +182,7 @@ func TestLateDuplicateAckKeepsRegisteredBlobs(t *testing.T) {
 	begin(t, l, 1, KindCheckpoint)
 	ack(t, l, 1, up(1, "a", 1))
 	complete(t, l, 1)
-	_, p, err := l.Ack(1, subtask(up(1, "a", 1)))
+	_, p, err := l.Ack(1, ackOf(up(1, "a", 1)))
 	if !errors.Is(err, ErrNotPending) {
 		t.Fatalf("err = %v", err)
 	}
@@ -282,13 +282,13 @@ func TestSavepointsShareNothing(t *testing.T) {
 	complete(t, l, 1)
 
 	begin(t, l, 2, KindSavepoint)
-	if _, p, err := l.Ack(2, subtask(ref("a", 1))); err == nil {
+	if _, p, err := l.Ack(2, ackOf(ref("a", 1))); err == nil {
 		t.Fatalf("savepoint placeholder accepted")
 	} else {
 		wantPlan(t, "rejected savepoint ack", p, Plan{})
 	}
 	spFile := FileRef{Path: "a", Size: 1, Blob: "savepoint-2/b1/t/a", Uploaded: true}
-	if _, p, err := l.Ack(2, subtask(spFile)); err != nil || !p.IsEmpty() {
+	if _, p, err := l.Ack(2, ackOf(spFile)); err != nil || !p.IsEmpty() {
 		t.Fatalf("savepoint ack: %+v, %v", p, err)
 	}
 	p, err := l.Complete(2, "savepoint-2/_metadata")
@@ -300,7 +300,7 @@ func TestSavepointsShareNothing(t *testing.T) {
 	}
 	// A checkpoint that names a savepoint blob as its own upload is rejected.
 	begin(t, l, 3, KindCheckpoint)
-	if _, _, err := l.Ack(3, subtask(FileRef{Path: "z", Size: 1, Blob: "savepoint-2/b1/t/a", Uploaded: true})); !errors.Is(err, ErrConflictingSharedFile) {
+	if _, _, err := l.Ack(3, ackOf(FileRef{Path: "z", Size: 1, Blob: "savepoint-2/b1/t/a", Uploaded: true})); !errors.Is(err, ErrConflictingSharedFile) {
 		t.Fatalf("checkpoint claiming a savepoint blob: %v", err)
 	}
 	ack(t, l, 3, ref("a", 1))
@@ -322,10 +322,10 @@ func TestAbortedSavepointDeletesItsUploads(t *testing.T) {
 	l := newLedger(t, 1)
 	begin(t, l, 5, KindSavepoint)
 	f := FileRef{Path: "a", Size: 1, Blob: "savepoint-5/b1/t/a", Uploaded: true}
-	if _, _, err := l.Ack(5, subtask(f)); err != nil {
+	if _, _, err := l.Ack(5, ackOf(f)); err != nil {
 		t.Fatal(err)
 	}
-	if _, _, err := l.Ack(5, subtask(f)); err != nil { // repeated
+	if _, _, err := l.Ack(5, ackOf(f)); err != nil { // repeated
 		t.Fatal(err)
 	}
 	wantPlan(t, "abort savepoint", l.Abort(5), Plan{Aborted: []CheckpointID{5}, Delete: []string{"savepoint-5/b1/t/a"}})
@@ -475,7 +475,7 @@ func TestLedgerRejectsBadTransitions(t *testing.T) {
 	if _, err := l.Complete(5, "/bad"); err == nil {
 		t.Fatalf("invalid metadata blob accepted")
 	}
-	bad := subtask(up(5, "a", 1))
+	bad := ackOf(up(5, "a", 1))
 	bad.BackendID = ""
 	if _, p, err := l.Ack(5, bad); err == nil {
 		t.Fatalf("ack without backend id accepted")

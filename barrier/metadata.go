@@ -35,10 +35,11 @@ type SubtaskState struct {
 	// Backend names the store kind that wrote the tables: "paimon",
 	// "memory" or "pebble".
 	Backend string `json:"backend"`
-	// BackendID names the lineage of the subtask's files. Shared-file keys
-	// are scoped by it, so a store that does not continue this lineage
-	// exactly (a fresh start or a rescale) must use a new BackendID, or its
-	// new files would be taken for this lineage's files of the same name.
+	// BackendID names the lineage of the files the subtask's store created.
+	// Shared-file keys are scoped by it. Every run of a store (a fresh start,
+	// each restore) mints a new one, so a file it creates is never taken for
+	// another run's file of the same name; files a run adopted keep the
+	// lineage they were registered under (FileRef.Lineage).
 	BackendID string       `json:"backend_id"`
 	Tables    []TableState `json:"tables"`
 	// Extras is opaque per-subtask state outside the tables (source offsets,
@@ -65,6 +66,11 @@ type FileRef struct {
 	// acknowledgement, false marks a placeholder: its Blob is resolved by
 	// the shared-state registry.
 	Uploaded bool `json:"uploaded"`
+	// Lineage, when set, scopes the file's shared key instead of the
+	// subtask's BackendID: a file adopted from an earlier run keeps the key
+	// it was registered under, and a file that changes in place between
+	// checkpoints is scoped by its checkpoint so that it is never shared.
+	Lineage string `json:"lineage,omitempty"`
 }
 
 // Operator returns the state of the operator with the given id.
@@ -82,7 +88,16 @@ func (m *Metadata) Operator(id string) (*OperatorState, bool) {
 func (s *SubtaskState) Files(fn func(FileKey, FileRef)) {
 	for _, t := range s.Tables {
 		for _, f := range t.Files {
-			fn(FileKey{Backend: s.BackendID, Table: t.Name, Path: f.Path}, f)
+			fn(s.FileKey(t.Name, f), f)
 		}
 	}
+}
+
+// FileKey is the shared-file key of one of the subtask's files.
+func (s *SubtaskState) FileKey(table string, f FileRef) FileKey {
+	lineage := s.BackendID
+	if f.Lineage != "" {
+		lineage = f.Lineage
+	}
+	return FileKey{Backend: lineage, Table: table, Path: f.Path}
 }

@@ -120,6 +120,11 @@ func (t *TableState) validate(kind Kind, resolved bool) error {
 		if f.Size < 0 {
 			return fmt.Errorf("file %q: negative size %d", f.Path, f.Size)
 		}
+		if f.Lineage != "" {
+			if err := validElement(f.Lineage); err != nil {
+				return fmt.Errorf("file %q: lineage: %w", f.Path, err)
+			}
+		}
 		if kind == KindSavepoint && !f.Uploaded {
 			return fmt.Errorf("file %q: a savepoint references no earlier upload", f.Path)
 		}

@@ -1,0 +1,343 @@
+package barrier
+
+import (
+	"errors"
+	"fmt"
+	"strings"
+
+	"github.com/asynkron/protoactor-go/actor"
+
+	"github.com/lakestate/lakestate/actors"
+	"github.com/lakestate/lakestate/keygroup"
+	"github.com/lakestate/lakestate/subtask"
+	"github.com/lakestate/lakestate/table"
+)
+
+// Barrier starts the sync phase of checkpoint ID at one subtask. The
+// subtask lends its store (nil for a subtask without keyed state) and
+// processes nothing until *SyncDone arrives at ReplyTo; meanwhile only the
+// Store actor touches the store.
+type Barrier struct {
+	ID    CheckpointID
+	Kind  Kind
+	Store *subtask.Store
+	// Extras is the subtask's state outside its store (source offsets, sink
+	// transactions), keyed by owner; it goes into the acknowledgement.
+	Extras  map[string][]byte
+	ReplyTo *actor.PID
+}
+
+func (m *Barrier) Trace() string { return fmt.Sprintf("id=%d %s", m.ID, m.Kind) }
+
+// SyncDone ends the sync phase of checkpoint ID: the subtask resumes and may
+// use its store again. Err says the checkpoint failed at this subtask (it was
+// declined); the store stays usable either way, and a failed flush keeps its
+// write buffer for the next checkpoint. The counts describe the upload the
+// sync phase handed on.
+type SyncDone struct {
+	ID                       CheckpointID
+	Err                      error
+	Uploads, Reused          int
+	UploadBytes, ReusedBytes int64
+}
+
+func (m *SyncDone) Trace() string {
+	return fmt.Sprintf("id=%d err=%v uploads=%d/%d reused=%d/%d", m.ID, m.Err, m.Uploads, m.UploadBytes, m.Reused, m.ReusedBytes)
+}
+
+// ErrCheckpointAborted: the checkpoint was aborted before this subtask's
+// part of it finished.
+var ErrCheckpointAborted = errors.New("checkpoint aborted")
+
+// StoreConfig configures the Store actor of one operator subtask.
+type StoreConfig struct {
+	Operator  string
+	Subtask   int
+	KeyGroups keygroup.Range
+	// WorkDir holds the subtask's chk-<id>/ directories.
+	WorkDir string
+	FileIO  table.FileIO
+	// Uploader runs the uploads; Coordinator gets Ack and Decline.
+	Uploader, Coordinator *actor.PID
+	// History is the store run's reuse history: NewHistory with a fresh
+	// backend id on a fresh start, RestoredStore.History after a restore.
+	History *History
+}
+
+// StoreActor takes the checkpoints of one operator subtask's store. At
+// Barrier(n) it runs the sync phase while the subtask waits: the flush of the
+// write buffer and the listing of the checkpoint's files (on the executor,
+// since both block on I/O), then the reuse decision against the last
+// checkpoint confirmed to this store, and it hands exactly the files to
+// upload to the Uploader before it answers SyncDone. When the upload is over
+// it removes chk-<n>/ and acknowledges (or declines) to the coordinator.
+// Complete(n) advances the reuse base; Aborted(n) cancels n's upload and
+// forgets n.
+type StoreActor struct {
+	cfg     StoreConfig
+	sys     *actors.System
+	ctx     actor.Context
+	history *History
+	ready   bool     // stale chk-* directories removed
+	queued  *Barrier // a barrier that arrived before ready
+	syncing *syncing // the sync phase in progress
+	uploads map[CheckpointID]*uploading
+	aborted map[CheckpointID]bool
+	removes int // chk-<n>/ removals in flight
+	idle    []*actor.PID
+}
+
+// Drain asks an actor (Store actor, Uploader) to answer *Drained once no work
+// of it is in flight: no sync phase, upload, deletion or directory removal.
+type Drain struct{}
+
+// Drained answers Drain.
+type Drained struct{}
+
+type syncing struct {
+	barrier *Barrier
+	backend string
+	chkDir  string
+	aborted bool
+}
+
+type uploading struct {
+	decision *Decision
+	backend  string
+	chkDir   string
+	extras   map[string][]byte
+	aborted  bool
+}
+
+// NewStoreActor returns the producer of a Store actor.
+func NewStoreActor(sys *actors.System, cfg StoreConfig) actor.Producer {
+	return func() actor.Actor {
+		return &StoreActor{cfg: cfg, sys: sys, history: cfg.History,
+			uploads: map[CheckpointID]*uploading{}, aborted: map[CheckpointID]bool{}}
+	}
+}
+
+// Messages the Store actor sends itself.
+type (
+	staleRemoved struct{ err error }
+	storeFlushed struct {
+		id     CheckpointID
+		tables []TableFiles
+		err    error
+	}
+	chkRemoved struct {
+		dir string
+		err error
+	}
+)
+
+func (m *staleRemoved) Trace() string { return fmt.Sprintf("err=%v", m.err) }
+func (m *storeFlushed) Trace() string {
+	return fmt.Sprintf("id=%d tables=%d err=%v", m.id, len(m.tables), m.err)
+}
+func (m *chkRemoved) Trace() string { return fmt.Sprintf("dir=%s err=%v", m.dir, m.err) }
+
+func (s *StoreActor) Receive(ctx actor.Context) {
+	s.ctx = ctx
+	defer func() { s.ctx = nil }()
+	switch m := ctx.Message().(type) {
+	case *actor.Started:
+		if s.history == nil {
+			panic("barrier: store actor without a history")
+		}
+		fio, dir := s.cfg.FileIO, s.cfg.WorkDir
+		s.sys.Executor().Submit(ctx.Self(), func() any { return &staleRemoved{err: removeStale(fio, dir)} })
+	case *staleRemoved:
+		if m.err != nil {
+			s.sys.Logger().Warn("removing stale checkpoint directories", "dir", s.cfg.WorkDir, "err", m.err)
+		}
+		s.ready = true
+		if b := s.queued; b != nil {
+			s.queued = nil
+			s.barrier(b)
+		}
+	case *Barrier:
+		if !s.ready {
+			if s.queued != nil {
+				s.refuse(m, fmt.Errorf("barrier %d while barrier %d waits", m.ID, s.queued.ID))
+				return
+			}
+			s.queued = m
+			return
+		}
+		s.barrier(m)
+	case *storeFlushed:
+		s.flushed(m)
+	case *UploadDone:
+		s.uploaded(m)
+	case *Complete:
+		if m.Kind == KindCheckpoint {
+			s.history.Confirm(m.ID)
+		}
+	case *Aborted:
+		s.abort(m.ID)
+	case *chkRemoved:
+		s.removes--
+		if m.err != nil {
+			s.sys.Logger().Warn("removing checkpoint directory", "dir", m.dir, "err", m.err)
+		}
+	case *Drain:
+		if ctx.Sender() != nil {
+			s.idle = append(s.idle, ctx.Sender())
+		}
+	}
+	if s.ready && s.syncing == nil && len(s.uploads) == 0 && s.removes == 0 {
+		for _, to := range s.idle {
+			ctx.Send(to, &Drained{})
+		}
+		s.idle = nil
+	}
+}
+
+func (s *StoreActor) barrier(b *Barrier) {
+	if s.syncing != nil {
+		s.refuse(b, fmt.Errorf("barrier %d during the sync phase of %d", b.ID, s.syncing.barrier.ID))
+		return
+	}
+	for id := range s.aborted {
+		if id < b.ID && s.uploads[id] == nil {
+			delete(s.aborted, id)
+		}
+	}
+	if s.aborted[b.ID] {
+		s.ctx.Send(b.ReplyTo, &SyncDone{ID: b.ID, Err: ErrCheckpointAborted})
+		return
+	}
+	if b.Store == nil {
+		s.syncing = &syncing{barrier: b, backend: BackendNone}
+		s.flushed(&storeFlushed{id: b.ID})
+		return
+	}
+	backend, err := BackendKind(b.Store.Backend())
+	if err != nil {
+		s.refuse(b, err)
+		return
+	}
+	sy := &syncing{barrier: b, backend: backend, chkDir: CheckpointDir(s.cfg.WorkDir, b.ID)}
+	s.syncing = sy
+	store, fio, id, dir := b.Store, s.cfg.FileIO, b.ID, sy.chkDir
+	s.sys.Executor().Submit(s.ctx.Self(), func() any {
+		tables, err := flushStore(store, backend, id, dir, fio)
+		return &storeFlushed{id: id, tables: tables, err: err}
+	})
+}
+
+// refuse declines a barrier without touching the store.
+func (s *StoreActor) refuse(b *Barrier, err error) {
+	err = fmt.Errorf("subtask %d of %q: %w", s.cfg.Subtask, s.cfg.Operator, err)
+	s.ctx.Send(s.cfg.Coordinator, &Decline{ID: b.ID, Operator: s.cfg.Operator, Subtask: s.cfg.Subtask, Err: err})
+	s.ctx.Send(b.ReplyTo, &SyncDone{ID: b.ID, Err: err})
+}
+
+// flushed decides what checkpoint id uploads and hands it to the uploader.
+// The sync phase ends here: the subtask resumes.
+func (s *StoreActor) flushed(m *storeFlushed) {
+	sy := s.syncing
+	if sy == nil || sy.barrier.ID != m.id {
+		panic(fmt.Sprintf("barrier: flush result of checkpoint %d outside its sync phase", m.id))
+	}
+	s.syncing = nil
+	b := sy.barrier
+	err := m.err
+	var d *Decision
+	if err == nil && sy.aborted {
+		err = ErrCheckpointAborted
+	}
+	if err == nil {
+		d, err = s.history.Decide(b.ID, b.Kind, m.tables)
+	}
+	if err != nil {
+		if m.err == nil {
+			s.removeDir(sy.chkDir) // a failed flush removed it already
+		}
+		if sy.aborted {
+			s.ctx.Send(b.ReplyTo, &SyncDone{ID: b.ID, Err: err})
+		} else {
+			s.refuse(b, err)
+		}
+		return
+	}
+	s.uploads[b.ID] = &uploading{decision: d, backend: sy.backend, chkDir: sy.chkDir, extras: b.Extras}
+	s.ctx.Send(s.cfg.Uploader, &Upload{ID: b.ID, Files: d.Uploads, ReplyTo: s.ctx.Self()})
+	done := &SyncDone{ID: b.ID, Uploads: len(d.Uploads), UploadBytes: d.UploadBytes(), ReusedBytes: d.ReusedBytes()}
+	for _, t := range d.Tables {
+		for _, f := range t.Files {
+			if !f.Uploaded {
+				done.Reused++
+			}
+		}
+	}
+	s.ctx.Send(b.ReplyTo, done)
+}
+
+// uploaded acknowledges or declines a checkpoint once its upload is over.
+// An upload that succeeded after its checkpoint was aborted is still
+// acknowledged: the coordinator answers a late acknowledgement by deleting
+// its uploads.
+func (s *StoreActor) uploaded(m *UploadDone) {
+	u := s.uploads[m.ID]
+	if u == nil {
+		return
+	}
+	delete(s.uploads, m.ID)
+	s.removeDir(u.chkDir)
+	if m.Err != nil {
+		if !u.aborted {
+			err := fmt.Errorf("subtask %d of %q: %w", s.cfg.Subtask, s.cfg.Operator, m.Err)
+			s.ctx.Send(s.cfg.Coordinator, &Decline{ID: m.ID, Operator: s.cfg.Operator, Subtask: s.cfg.Subtask, Err: err})
+		}
+		return
+	}
+	if !u.aborted {
+		s.history.Acknowledged(u.decision)
+	}
+	state := SubtaskState{
+		Index: s.cfg.Subtask, KeyGroups: s.cfg.KeyGroups, Backend: u.backend,
+		BackendID: s.history.BackendID(), Tables: u.decision.Tables, Extras: u.extras,
+	}
+	s.ctx.Send(s.cfg.Coordinator, &Ack{ID: m.ID, Operator: s.cfg.Operator, State: state})
+}
+
+// abort forgets checkpoint id: it never becomes a reuse base, its upload is
+// cancelled (the uploader deletes what landed) and its directory removed.
+func (s *StoreActor) abort(id CheckpointID) {
+	s.history.Forget(id)
+	s.aborted[id] = true
+	if sy := s.syncing; sy != nil && sy.barrier.ID == id {
+		sy.aborted = true
+	}
+	if u := s.uploads[id]; u != nil && !u.aborted {
+		u.aborted = true
+		s.ctx.Send(s.cfg.Uploader, &CancelUpload{ID: id, ReplyTo: s.ctx.Self()})
+	}
+}
+
+func (s *StoreActor) removeDir(dir string) {
+	if dir == "" {
+		return
+	}
+	s.removes++
+	fio := s.cfg.FileIO
+	s.sys.Executor().Submit(s.ctx.Self(), func() any { return &chkRemoved{dir: dir, err: fio.RemoveAll(dir)} })
+}
+
+// removeStale removes the chk-* directories a previous run of the store left
+// in dir.
+func removeStale(fio table.FileIO, dir string) error {
+	names, err := fio.List(dir)
+	if err != nil {
+		return err
+	}
+	var errs []error
+	for _, n := range names {
+		if strings.HasPrefix(n, checkpointDirPrefix) {
+			errs = append(errs, fio.RemoveAll(dir+"/"+n))
+		}
+	}
+	return errors.Join(errs...)
+}

@@ -1,0 +1,218 @@
+package barrier
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+	"io"
+	"time"
+
+	"github.com/asynkron/protoactor-go/actor"
+
+	"github.com/lakestate/lakestate/actors"
+	"github.com/lakestate/lakestate/table"
+)
+
+// Upload asks the Uploader to put a checkpoint's files into the blob store.
+// The answer, *UploadDone, goes to ReplyTo, which also names the upload
+// (with ID) for CancelUpload.
+type Upload struct {
+	ID      CheckpointID
+	Files   []UploadFile
+	ReplyTo *actor.PID
+}
+
+func (m *Upload) Trace() string { return fmt.Sprintf("id=%d files=%d", m.ID, len(m.Files)) }
+
+// UploadDone reports the outcome of an Upload. On failure (Err set) every
+// blob the upload may have put was deleted first, except those in Leaked
+// (their deletion failed too; the coordinator's orphan sweep removes them).
+type UploadDone struct {
+	ID      CheckpointID
+	Bytes   int64 // bytes uploaded (successful puts)
+	Retries int
+	Err     error
+	Leaked  []string
+}
+
+func (m *UploadDone) Trace() string {
+	return fmt.Sprintf("id=%d bytes=%d retries=%d err=%v leaked=%d", m.ID, m.Bytes, m.Retries, m.Err, len(m.Leaked))
+}
+
+// CancelUpload stops the upload of checkpoint ID that ReplyTo asked for:
+// no further put starts, and what may have landed is deleted before
+// *UploadDone (with ErrUploadCancelled) is sent. Cancelling a finished upload
+// does nothing.
+type CancelUpload struct {
+	ID      CheckpointID
+	ReplyTo *actor.PID
+}
+
+func (m *CancelUpload) Trace() string { return fmt.Sprintf("id=%d", m.ID) }
+
+// UploaderConfig configures an Uploader.
+type UploaderConfig struct {
+	Blobs BlobStore
+	// FileIO reads the local sources of uploads.
+	FileIO table.FileIO
+	// Parallelism bounds the puts in flight over all uploads (default 4).
+	Parallelism int
+	Retry       RetryPolicy
+}
+
+// Uploader is the actor that runs checkpoint uploads (the async phase):
+// puts on the system's executor, bounded in number, transient failures
+// retried after a backoff that the clock delivers as a message, and a clear
+// failure once a file exhausts its attempts. A failed or cancelled upload
+// deletes what it may have put before it reports.
+type Uploader struct {
+	cfg   UploaderConfig
+	sys   *actors.System
+	ctx   actor.Context // the context of the message being handled
+	state *uploadQueue
+	// owners maps uploads to the PIDs that receive UploadDone; puts holds
+	// each upload's context, cancelled to interrupt its puts in flight.
+	owners map[uploadKey]*actor.PID
+	puts   map[uploadKey]putContext
+	idle   []*actor.PID
+}
+
+type putContext struct {
+	ctx    context.Context
+	cancel context.CancelFunc
+}
+
+// NewUploader returns the producer of an Uploader actor.
+func NewUploader(sys *actors.System, cfg UploaderConfig) actor.Producer {
+	return func() actor.Actor {
+		return &Uploader{cfg: cfg, sys: sys, owners: map[uploadKey]*actor.PID{}, puts: map[uploadKey]putContext{}}
+	}
+}
+
+// Messages the Uploader sends itself.
+type (
+	putResult struct {
+		key     uploadKey
+		file    int
+		attempt int
+		err     error
+	}
+	putRetry struct {
+		key  uploadKey
+		file int
+	}
+	discardResult struct {
+		key    uploadKey
+		leaked []string
+	}
+)
+
+func (m *putResult) Trace() string {
+	return fmt.Sprintf("id=%d file=%d attempt=%d err=%v", m.key.id, m.file, m.attempt, m.err)
+}
+func (m *putRetry) Trace() string      { return fmt.Sprintf("id=%d file=%d", m.key.id, m.file) }
+func (m *discardResult) Trace() string { return fmt.Sprintf("id=%d leaked=%d", m.key.id, len(m.leaked)) }
+
+func (u *Uploader) Receive(ctx actor.Context) {
+	u.ctx = ctx
+	defer func() { u.ctx = nil }()
+	switch m := ctx.Message().(type) {
+	case *actor.Started:
+		u.state = newUploadQueue(u, u.cfg.Parallelism, u.cfg.Retry, u.sys.Rand(ctx.Self().Id))
+	case *Upload:
+		key := uploadKey{owner: m.ReplyTo.String(), id: m.ID}
+		if _, dup := u.owners[key]; dup {
+			ctx.Send(m.ReplyTo, &UploadDone{ID: m.ID, Err: fmt.Errorf("upload of checkpoint %d is already running", m.ID)})
+			return
+		}
+		c, cancel := context.WithCancel(context.Background())
+		u.owners[key], u.puts[key] = m.ReplyTo, putContext{c, cancel}
+		if err := u.state.add(key, m.Files); err != nil {
+			panic("barrier: " + err.Error()) // owners refused duplicates already
+		}
+	case *CancelUpload:
+		key := uploadKey{owner: m.ReplyTo.String(), id: m.ID}
+		if p, ok := u.puts[key]; ok {
+			p.cancel()
+		}
+		u.state.cancel(key)
+	case *putResult:
+		u.state.putDone(m.key, m.file, m.attempt, m.err)
+	case *putRetry:
+		u.state.retryDue(m.key, m.file)
+	case *discardResult:
+		u.state.discarded(m.key, m.leaked)
+	case *Drain:
+		if ctx.Sender() != nil {
+			u.idle = append(u.idle, ctx.Sender())
+		}
+	}
+	if len(u.owners) == 0 {
+		for _, to := range u.idle {
+			ctx.Send(to, &Drained{})
+		}
+		u.idle = nil
+	}
+}
+
+func (u *Uploader) put(j *uploadJob, i, attempt int) {
+	f := j.files[i]
+	key, blobs, fio, c := j.key, u.cfg.Blobs, u.cfg.FileIO, u.puts[j.key].ctx
+	u.sys.Executor().Submit(u.ctx.Self(), func() any {
+		return &putResult{key: key, file: i, attempt: attempt, err: putFile(c, blobs, fio, f)}
+	})
+}
+
+// putFile uploads one file from its local source or its in-memory content.
+func putFile(ctx context.Context, blobs BlobStore, fio table.FileIO, f UploadFile) error {
+	if f.Source == "" {
+		return blobs.Put(ctx, f.Blob, bytes.NewReader(f.Data))
+	}
+	src, err := fio.Open(f.Source)
+	if err != nil {
+		return PermanentError("put", f.Blob, fmt.Errorf("open source %s: %w", f.Source, err))
+	}
+	defer src.Close()
+	if src.Size() != f.Size {
+		return PermanentError("put", f.Blob, fmt.Errorf("source %s has %d bytes, the checkpoint expects %d", f.Source, src.Size(), f.Size))
+	}
+	return blobs.Put(ctx, f.Blob, io.NewSectionReader(src, 0, f.Size))
+}
+
+func (u *Uploader) retryAfter(d time.Duration, j *uploadJob, i int) {
+	u.sys.Clock().SendAfter(d, u.ctx.Self(), &putRetry{key: j.key, file: i})
+}
+
+func (u *Uploader) discard(j *uploadJob, blobs []string) {
+	key, store := j.key, u.cfg.Blobs
+	u.sys.Executor().Submit(u.ctx.Self(), func() any {
+		return &discardResult{key: key, leaked: deleteBlobs(store, blobs, 3)}
+	})
+}
+
+func (u *Uploader) finish(j *uploadJob) {
+	owner := u.owners[j.key]
+	u.puts[j.key].cancel()
+	delete(u.owners, j.key)
+	delete(u.puts, j.key)
+	u.ctx.Send(owner, &UploadDone{ID: j.key.id, Bytes: j.bytes, Retries: j.retries, Err: j.err, Leaked: j.leaked})
+}
+
+// deleteBlobs deletes blobs in order, trying each up to attempts times while
+// the failure is transient, and returns those it could not delete. It runs
+// on the executor.
+func deleteBlobs(store BlobStore, blobs []string, attempts int) []string {
+	var leaked []string
+	for _, b := range blobs {
+		var err error
+		for a := 0; a < attempts; a++ {
+			if err = store.Delete(context.Background(), b); err == nil || !IsTransient(err) {
+				break
+			}
+		}
+		if err != nil {
+			leaked = append(leaked, b)
+		}
+	}
+	return leaked
+}
