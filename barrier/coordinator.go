@@ -46,7 +46,9 @@ type Ack struct {
 	State    SubtaskState
 }
 
-func (m *Ack) Trace() string { return fmt.Sprintf("id=%d op=%s subtask=%d", m.ID, m.Operator, m.State.Index) }
+func (m *Ack) Trace() string {
+	return fmt.Sprintf("id=%d op=%s subtask=%d", m.ID, m.Operator, m.State.Index)
+}
 
 // Decline says one subtask cannot take checkpoint ID; the checkpoint aborts.
 type Decline struct {

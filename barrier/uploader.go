@@ -110,8 +110,10 @@ type (
 func (m *putResult) Trace() string {
 	return fmt.Sprintf("id=%d file=%d attempt=%d err=%v", m.key.id, m.file, m.attempt, m.err)
 }
-func (m *putRetry) Trace() string      { return fmt.Sprintf("id=%d file=%d", m.key.id, m.file) }
-func (m *discardResult) Trace() string { return fmt.Sprintf("id=%d leaked=%d", m.key.id, len(m.leaked)) }
+func (m *putRetry) Trace() string { return fmt.Sprintf("id=%d file=%d", m.key.id, m.file) }
+func (m *discardResult) Trace() string {
+	return fmt.Sprintf("id=%d leaked=%d", m.key.id, len(m.leaked))
+}
 
 func (u *Uploader) Receive(ctx actor.Context) {
 	u.ctx = ctx
