@@ -38,15 +38,26 @@ type leafInfo struct {
 }
 
 type rowGroupInfo struct {
-	rg    parquet.RowGroup
-	first int64 // file row position of the group's first row
-	rows  int64
-	pages [][]pageSpan // per leaf column; nil when the file has no offset index
+	rg      parquet.RowGroup
+	ordinal int
+	first   int64 // file row position of the group's first row
+	rows    int64
+	pages   [][]pageSpan // per leaf column; nil when the file has no offset index
+	checked []chunkCheck // per leaf column
 }
 
-// pageSpan is one data page: its rows [first, end) within the file.
+// chunkCheck validates a column chunk's page headers once, before the
+// decoder first reads it.
+type chunkCheck struct {
+	once sync.Once
+	err  error
+}
+
+// pageSpan is one data page: its rows [first, end) within the file and the
+// offset of its header.
 type pageSpan struct {
 	first, end int64
+	off        int64
 }
 
 // corruptError names the file and what is wrong with it.
@@ -77,8 +88,14 @@ func OpenDataFile(fio FileIO, path string, s *Schema) (*DataFile, error) {
 
 func openDataFile(f ReadableFile, path string, s *Schema) (d *DataFile, err error) {
 	defer guard(path, &err)
-	pf, err := parquet.OpenFile(f, f.Size(), parquet.SkipBloomFilters(true))
+	if err := checkFraming(f, f.Size()); err != nil {
+		return nil, corruptError(path, err)
+	}
+	pf, err := parquet.OpenFile(f, f.Size(), parquet.SkipBloomFilters(true), parquet.SkipPageIndex(true))
 	if err != nil {
+		return nil, corruptError(path, err)
+	}
+	if err := checkChunks(pf.Metadata(), f.Size()); err != nil {
 		return nil, corruptError(path, err)
 	}
 	d = &DataFile{path: path, f: f, pf: pf, schema: s, numRows: pf.NumRows()}
@@ -87,7 +104,7 @@ func openDataFile(f ReadableFile, path string, s *Schema) (d *DataFile, err erro
 	}
 	first := int64(0)
 	for gi, rg := range pf.RowGroups() {
-		g := rowGroupInfo{rg: rg, first: first, rows: rg.NumRows()}
+		g := rowGroupInfo{rg: rg, ordinal: gi, first: first, rows: rg.NumRows()}
 		if g.rows < 0 {
 			return nil, corruptError(path, fmt.Errorf("row group %d has %d rows", gi, g.rows))
 		}
@@ -96,6 +113,7 @@ func openDataFile(f ReadableFile, path string, s *Schema) (d *DataFile, err erro
 			return nil, corruptError(path, fmt.Errorf("row group %d has %d column chunks for %d columns", gi, len(chunks), len(d.leaves)))
 		}
 		g.pages = make([][]pageSpan, len(chunks))
+		g.checked = make([]chunkCheck, len(chunks))
 		for c, ch := range chunks {
 			oi, err := ch.OffsetIndex()
 			if err != nil || oi == nil || oi.NumPages() == 0 {
@@ -104,6 +122,7 @@ func openDataFile(f ReadableFile, path string, s *Schema) (d *DataFile, err erro
 			spans := make([]pageSpan, oi.NumPages())
 			for p := range spans {
 				spans[p].first = first + oi.FirstRowIndex(p)
+				spans[p].off = oi.Offset(p)
 				if p > 0 {
 					spans[p-1].end = spans[p].first
 					if spans[p].first < spans[p-1].first {
@@ -191,7 +210,8 @@ func (d *DataFile) readRange(c int, lo, hi int64, out *colVec) (err error) {
 	var page colVec
 	page.t = out.t
 	page.width = out.width
-	for _, g := range d.groups {
+	for gi := range d.groups {
+		g := &d.groups[gi]
 		glo, ghi := max(lo, g.first), min(hi, g.first+g.rows)
 		if glo >= ghi {
 			continue
@@ -222,7 +242,8 @@ func (d *DataFile) readRows(c int, rows []int64, out *colVec) (err error) {
 	page.t = out.t
 	page.width = out.width
 	var sel []int32
-	for _, g := range d.groups {
+	for gi := range d.groups {
+		g := &d.groups[gi]
 		i := sort.Search(len(rows), func(i int) bool { return rows[i] >= g.first })
 		j := sort.Search(len(rows), func(i int) bool { return rows[i] >= g.first+g.rows })
 		if i == j {
@@ -252,9 +273,22 @@ func (d *DataFile) readRows(c int, rows []int64, out *colVec) (err error) {
 	return nil
 }
 
+// checkChunk validates the page headers of column c of group g once.
+func (d *DataFile) checkChunk(g *rowGroupInfo, c int) error {
+	ch := &g.checked[c]
+	ch.once.Do(func() {
+		m := &d.pf.Metadata().RowGroups[g.ordinal].Columns[c].MetaData
+		ch.err = checkChunkPages(d.f, m, g.pages[c])
+	})
+	return ch.err
+}
+
 // eachPage calls fn with every page of column c in group g that overlaps
 // file rows [lo,hi), in order.
-func (d *DataFile) eachPage(g rowGroupInfo, c int, lo, hi int64, fn func(first, end int64, p parquet.Page) error) error {
+func (d *DataFile) eachPage(g *rowGroupInfo, c int, lo, hi int64, fn func(first, end int64, p parquet.Page) error) error {
+	if err := d.checkChunk(g, c); err != nil {
+		return err
+	}
 	spans := g.pages[c]
 	if spans == nil {
 		return d.scanPages(g, c, func(first, end int64) bool { return end > lo && first < hi }, fn)
@@ -272,7 +306,10 @@ func (d *DataFile) eachPage(g rowGroupInfo, c int, lo, hi int64, fn func(first, 
 
 // eachPageOf calls fn with every page of column c in group g that holds one
 // of the ascending rows.
-func (d *DataFile) eachPageOf(g rowGroupInfo, c int, rows []int64, fn func(first, end int64, p parquet.Page) error) error {
+func (d *DataFile) eachPageOf(g *rowGroupInfo, c int, rows []int64, fn func(first, end int64, p parquet.Page) error) error {
+	if err := d.checkChunk(g, c); err != nil {
+		return err
+	}
 	spans := g.pages[c]
 	if spans == nil {
 		return d.scanPages(g, c, func(first, end int64) bool {
@@ -315,7 +352,7 @@ func readPageAt(pages parquet.Pages, s pageSpan, groupFirst int64, fn func(first
 
 // scanPages reads column c of group g page by page from its start, for files
 // without an offset index, passing the pages want accepts to fn.
-func (d *DataFile) scanPages(g rowGroupInfo, c int, want func(first, end int64) bool, fn func(first, end int64, p parquet.Page) error) error {
+func (d *DataFile) scanPages(g *rowGroupInfo, c int, want func(first, end int64) bool, fn func(first, end int64, p parquet.Page) error) error {
 	pages := g.rg.ColumnChunks()[c].Pages()
 	defer pages.Close()
 	first := g.first

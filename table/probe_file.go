@@ -83,7 +83,7 @@ func (d *DataFile) computeKeyPages() (out []pageBound) {
 func (d *DataFile) wholeGroups() []pageBound {
 	out := make([]pageBound, len(d.groups))
 	for i, g := range d.groups {
-		out[i] = pageBound{span: pageSpan{g.first, g.first + g.rows}}
+		out[i] = pageBound{span: pageSpan{first: g.first, end: g.first + g.rows}}
 	}
 	return out
 }
