@@ -6,6 +6,7 @@ import (
 	"path"
 	"slices"
 	"sync"
+	"sync/atomic"
 
 	"github.com/RoaringBitmap/roaring/v2"
 )
@@ -20,6 +21,9 @@ type ViewInput struct {
 	BucketDir func(partition []byte, bucket int32) (string, error)
 	// DeletionVectors per bucket: data file name -> deleted row positions.
 	DeletionVectors map[BucketKey]map[string]*roaring.Bitmap
+	// Reuse, when set, is an earlier view whose opened files this view
+	// shares where the paths match.
+	Reuse *View
 }
 
 // View is a pinned, planned snapshot of a table: its files per bucket and
@@ -39,6 +43,7 @@ type View struct {
 	numBuckets int
 	buckets    map[BucketKey]*viewBucket
 	order      []BucketKey // buckets in (partition bytes, bucket) order
+	hidden     []*viewFile // level-0 files of a deletion-vector table: held, never read
 }
 
 // viewBucket is one LSM tree of the view. runs are the sorted runs a read
@@ -62,10 +67,16 @@ type viewFile struct {
 	minKey, maxKey []byte // order-preserving encodings
 	dv             *roaring.Bitmap
 	mayRetract     bool
+	open           *sharedFile
+}
 
+// sharedFile is a data file opened on first use and shared by the views
+// that hold it; the last view to close closes it.
+type sharedFile struct {
 	once sync.Once
 	df   *DataFile
 	err  error
+	refs atomic.Int32
 }
 
 // NewView plans a view.
@@ -96,12 +107,25 @@ func NewView(in ViewInput) (*View, error) {
 		k := BucketKey{Partition: string(e.Partition), Bucket: e.Bucket}
 		byBucket[k] = append(byBucket[k], e)
 	}
+	reuse := map[string]*sharedFile{}
+	if in.Reuse != nil && in.Reuse.schema.ID == s.ID {
+		for _, b := range in.Reuse.buckets {
+			for _, r := range b.runs {
+				for _, f := range r.files {
+					reuse[f.path] = f.open
+				}
+			}
+		}
+		for _, f := range in.Reuse.hidden {
+			reuse[f.path] = f.open
+		}
+	}
 	for k, entries := range byBucket {
 		dir, err := in.BucketDir([]byte(k.Partition), k.Bucket)
 		if err != nil {
 			return nil, err
 		}
-		b, err := v.planBucket(k, dir, entries, in.DeletionVectors[k])
+		b, err := v.planBucket(k, dir, entries, in.DeletionVectors[k], reuse)
 		if err != nil {
 			return nil, err
 		}
@@ -130,12 +154,16 @@ func fieldsOf(s *Schema, names []string) ([]int, []DataType, error) {
 	return idx, types, nil
 }
 
-func (v *View) planBucket(k BucketKey, dir string, entries []ManifestEntry, dvs map[string]*roaring.Bitmap) (*viewBucket, error) {
+func (v *View) planBucket(k BucketKey, dir string, entries []ManifestEntry, dvs map[string]*roaring.Bitmap, reuse map[string]*sharedFile) (*viewBucket, error) {
 	b := &viewBucket{key: k, partition: []byte(k.Partition)}
 	levels := map[int32][]*viewFile{}
 	for _, e := range entries {
 		m := e.File
 		f := &viewFile{meta: m, path: path.Join(dir, m.FileName), dv: dvs[m.FileName]}
+		if f.open = reuse[f.path]; f.open == nil {
+			f.open = &sharedFile{}
+		}
+		f.open.refs.Add(1)
 		f.mayRetract = m.DeleteRowCount == nil || *m.DeleteRowCount > 0
 		for _, kb := range []struct {
 			row []byte
@@ -158,6 +186,7 @@ func (v *View) planBucket(k BucketKey, dir string, entries []ManifestEntry, dvs 
 		files := levels[l]
 		if l == 0 {
 			if v.dv {
+				v.hidden = append(v.hidden, files...)
 				continue
 			}
 			// newest first, as Paimon orders level 0
@@ -195,27 +224,38 @@ func cmpInt64(a, b int64) int {
 
 // open returns the file's reader, opening it on first use.
 func (v *View) open(f *viewFile) (*DataFile, error) {
-	f.once.Do(func() { f.df, f.err = OpenDataFile(v.fio, f.path, v.schema) })
-	return f.df, f.err
+	s := f.open
+	s.once.Do(func() { s.df, s.err = OpenDataFile(v.fio, f.path, v.schema) })
+	return s.df, s.err
 }
 
 // Schema is the schema the view reads as.
 func (v *View) Schema() *Schema { return v.schema }
 
-// Close closes every file the view opened.
+// Close releases the view's files; a file closes when no view holds it.
 func (v *View) Close() error {
 	var first error
+	release := func(f *viewFile) {
+		s := f.open
+		if s.refs.Add(-1) != 0 {
+			return
+		}
+		s.once.Do(func() { s.err = fmt.Errorf("data file %s: view closed", f.path) })
+		if s.df != nil {
+			if err := s.df.Close(); err != nil && first == nil {
+				first = err
+			}
+		}
+	}
 	for _, b := range v.buckets {
 		for _, r := range b.runs {
 			for _, f := range r.files {
-				f.once.Do(func() { f.err = fmt.Errorf("view closed") })
-				if f.df != nil {
-					if err := f.df.Close(); err != nil && first == nil {
-						first = err
-					}
-				}
+				release(f)
 			}
 		}
+	}
+	for _, f := range v.hidden {
+		release(f)
 	}
 	return first
 }
