@@ -14,12 +14,18 @@ func churn(t testing.TB, tbl *Table, rounds int, check func(round int, snap int6
 	model := map[string]int32{}
 	var l0 [2][]ManifestEntry
 	var l5 [2]*ManifestEntry
-	appendID, compactID := int64(0), int64(0)
+	// Identifiers grow per user across calls: take them from the snapshot id.
+	nextID := func() int64 {
+		id, _, err := tbl.LatestSnapshotID()
+		if err != nil {
+			t.Fatal(err)
+		}
+		return id + 1
+	}
 	for round := 0; round < rounds; round++ {
 		b := int32(round % 2)
 		f := commitTestFile(t, tbl, b, 0, fmt.Sprintf("k%03d", round), fmt.Sprintf("k%03d~", round), 1)
-		appendID++
-		r, err := tbl.CommitAppend([]ManifestEntry{f}, commitInfo("w", appendID))
+		r, err := tbl.CommitAppend([]ManifestEntry{f}, commitInfo("w", nextID()))
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -40,8 +46,7 @@ func churn(t testing.TB, tbl *Table, rounds int, check func(round int, snap int6
 		for _, e := range l0[b] {
 			delete(model, e.File.FileName)
 		}
-		compactID++
-		if r, err = tbl.CommitCompact(ch, commitInfo("c", compactID)); err != nil {
+		if r, err = tbl.CommitCompact(ch, commitInfo("c", nextID())); err != nil {
 			t.Fatal(err)
 		}
 		model[out.File.FileName] = 5
