@@ -75,14 +75,27 @@ func (b *DataBucketFiles) Open(f DataFileMeta, deleted *roaring.Bitmap) (RowIter
 	return &dataFileRows{b: b, d: d, deleted: deleted, i: -1}, nil
 }
 
-// FindKeys scans f's rows for keys.
+// FindKeys looks keys up in f through its page index: pages whose bounds
+// exclude a key are not decoded, so the cost follows the keys, not the file.
 func (b *DataBucketFiles) FindKeys(f DataFileMeta, keys [][]byte) ([]int64, error) {
-	it, err := b.Open(f, nil)
+	d, err := OpenDataFile(b.fio, b.path(f), b.schema)
 	if err != nil {
 		return nil, err
 	}
-	defer it.Close()
-	return findKeysByScan(it, keys)
+	defer d.Close()
+	ids := make([]int32, len(keys))
+	out := make([]int64, len(keys))
+	for i := range ids {
+		ids[i], out[i] = int32(i), -1
+	}
+	matches, err := d.lookup(keys, ids, nil)
+	if err != nil {
+		return nil, err
+	}
+	for _, m := range matches {
+		out[m.key] = m.pos
+	}
+	return out, nil
 }
 
 // EncodeKey encodes a serialized key BinaryRow the way row keys are encoded.

@@ -152,3 +152,43 @@ func fixtureRows(t *testing.T, files *DataBucketFiles, l *Levels, dvs DeletionVe
 	slices.Sort(got)
 	return got
 }
+
+func TestDataBucketFilesFindKeys(t *testing.T) {
+	s := fixturePKSchema(true)
+	dir := filepath.Join(fixtureDir(t, "pk-dv-parquet"), "f1=10", "bucket-1")
+	files, err := NewDataBucketFiles(NewLocalFileIO(), dir, s, BucketFilesOptions{TargetFileSize: 1, NewFileName: func() string { return "unused" }})
+	if err != nil {
+		t.Fatal(err)
+	}
+	entries := entriesFromFiles(t, filepath.Dir(filepath.Dir(dir)), s, []fixtureFile{{10, "bucket-1/data-d18e5571-abce-4309-ad4a-37f0bc93679f-0.parquet", 5}})
+	f := entries[0].File
+	_, keyTypes, _ := fieldsOf(s, s.TrimmedPrimaryKeys())
+	var keys [][]byte
+	for _, k := range []struct {
+		name string
+		f2   int64
+	}{{"Aaron", 0}, {"Alex", 0}, {"Alex", 1}, {"David", 0}, {"Tony", 0}, {"Zed", 0}} {
+		enc, err := files.EncodeKey(EncodeBinaryRow(keyTypes, []Datum{BytesDatum([]byte(k.name)), IntDatum(k.f2)}))
+		if err != nil {
+			t.Fatal(err)
+		}
+		keys = append(keys, enc)
+	}
+	got, err := files.FindKeys(f, keys)
+	if err != nil {
+		t.Fatal(err)
+	}
+	it, err := files.Open(f, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer it.Close()
+	scanned, err := findKeysByScan(it, keys)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := []int64{-1, 0, -1, 2, 4, -1}
+	if !slices.Equal(got, want) || !slices.Equal(scanned, want) {
+		t.Fatalf("FindKeys = %v, scan = %v, want %v", got, scanned, want)
+	}
+}
