@@ -12,6 +12,7 @@ here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 root=$(dirname "$here")
 java_versions=${LAKESTATE_PAIMON_JAVA_VERSIONS:-"1.4.2 2.0.0"}
 pypaimon_lines=${LAKESTATE_PYPAIMON_LINES:-"1.4"}
+# MAVEN_REPOSITORY, if set, is the local Maven repository to use instead of ~/.m2/repository.
 m2=${MAVEN_REPOSITORY:-$HOME/.m2/repository}
 
 log() { printf 'interop setup: %s\n' "$*" >&2; }
@@ -26,7 +27,7 @@ quiet() {
   fi
 }
 
-mvn_quiet() { quiet mvn -q -B -Dstyle.color=never "$@"; }
+mvn_quiet() { quiet mvn -q -B -Dstyle.color=never -Dmaven.repo.local="$m2" "$@"; }
 
 fingerprint() { cat "$@" | sha256sum | cut -d' ' -f1; }
 

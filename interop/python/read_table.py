@@ -4,7 +4,8 @@ Usage: read_table.py TABLE_DIR
 
 The rendering is the one `lakestate inspect table --format jsonl` uses, so the outputs compare as
 text: one JSON object per row with the user columns in schema order, Go's encoding/json layout
-(no spaces, <>& and U+2028/U+2029 escaped, shortest round-trip floats in ES6 layout), bytes as
+(no spaces, <>& and U+2028/U+2029 escaped), floats as Go's strconv.FormatFloat(x, 'g', -1, bits)
+(shortest round-trip digits; NaN and infinities as strings), bytes as
 standard base64, decimals as strings with exactly `scale` fraction digits, DATE as YYYY-MM-DD,
 TIMESTAMP(p) and TIME(p) with exactly p fraction digits. Lines are sorted by their UTF-8 bytes.
 """
@@ -49,7 +50,7 @@ def _float32(x):
 
 
 def go_float(x, bits):
-    """A float as Go's json.Marshal writes a float64 (bits=64) or float32 (bits=32)."""
+    """A float as Go's strconv.FormatFloat(x, 'g', -1, bits) writes it, for bits 64 or 32."""
     if math.isnan(x):
         return '"NaN"'
     if math.isinf(x):
@@ -69,15 +70,12 @@ def go_float(x, bits):
         digits.pop()
         exp += 1
     text = "".join(map(str, digits))
-    magnitude = abs(x) if bits == 64 else _float32(abs(x))
-    low, high = (1e-6, 1e21) if bits == 64 else (_float32(1e-6), _float32(1e21))
     minus = "-" if sign else ""
-    if magnitude < low or magnitude >= high:
-        e10 = len(text) - 1 + exp
+    e10 = len(text) - 1 + exp
+    if e10 < -4 or e10 >= 6:
+        # %g with the shortest precision: exponent form, signed, at least two digits.
         mantissa = text[0] + ("." + text[1:] if len(text) > 1 else "")
-        # Go writes at least two exponent digits, then trims "e-07" to "e-7".
-        exponent = "-%d" % -e10 if e10 < 0 else "+%02d" % e10
-        return minus + mantissa + "e" + exponent
+        return "%s%se%s%02d" % (minus, mantissa, "-" if e10 < 0 else "+", abs(e10))
     point = len(text) + exp
     if exp >= 0:
         return minus + text + "0" * exp

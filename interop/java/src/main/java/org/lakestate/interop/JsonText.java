@@ -5,8 +5,9 @@ import java.math.MathContext;
 import java.math.RoundingMode;
 
 /**
- * Writes JSON scalars byte for byte as Go's encoding/json.Marshal does, so that the JSONL printed
- * here compares with `lakestate inspect table --format jsonl` by plain text.
+ * Writes JSON scalars byte for byte as `lakestate inspect table --format jsonl` does
+ * (cmd/lakestate/inspect_render.go), so that the outputs compare as plain text: strings as Go's
+ * json.Marshal writes them, floats as Go's strconv.FormatFloat(f, 'g', -1, bits).
  */
 final class JsonText {
 
@@ -78,7 +79,7 @@ final class JsonText {
                 .append(HEX[c & 0xF]);
     }
 
-    /** Appends a float64 the way Go formats it: shortest round-trip digits, ES6 layout. */
+    /** Appends a float64 as Go's FormatFloat(d, 'g', -1, 64): shortest round-trip digits. */
     static void appendDouble(StringBuilder out, double d) {
         if (Double.isNaN(d) || Double.isInfinite(d)) {
             appendNonFinite(out, d);
@@ -97,11 +98,10 @@ final class JsonText {
                 break;
             }
         }
-        double abs = Math.abs(d);
-        appendDecimal(out, shortest, abs < 1e-6 || abs >= 1e21);
+        appendShortest(out, shortest);
     }
 
-    /** Appends a float32 the way Go formats a float32: shortest digits that round-trip as float32. */
+    /** Appends a float32 as Go's FormatFloat(f, 'g', -1, 32): shortest digits for a float32. */
     static void appendFloat(StringBuilder out, float f) {
         if (Float.isNaN(f) || Float.isInfinite(f)) {
             appendNonFinite(out, f);
@@ -120,8 +120,7 @@ final class JsonText {
                 break;
             }
         }
-        float abs = Math.abs(f);
-        appendDecimal(out, shortest, abs < 1e-6f || abs >= 1e21f);
+        appendShortest(out, shortest);
     }
 
     /**
@@ -136,14 +135,18 @@ final class JsonText {
         }
     }
 
-    private static void appendDecimal(StringBuilder out, BigDecimal value, boolean exponent) {
+    /**
+     * Lays out shortest digits as Go's %g does for the shortest precision: exponent form when the
+     * decimal exponent is below -4 or at least 6, with a sign and at least two exponent digits.
+     */
+    private static void appendShortest(StringBuilder out, BigDecimal value) {
         BigDecimal v = value.stripTrailingZeros();
-        if (!exponent) {
+        String digits = v.unscaledValue().abs().toString();
+        int exp = digits.length() - 1 - v.scale();
+        if (exp >= -4 && exp < 6) {
             out.append(v.toPlainString());
             return;
         }
-        String digits = v.unscaledValue().abs().toString();
-        int exp = digits.length() - 1 - v.scale();
         if (v.signum() < 0) {
             out.append('-');
         }
@@ -153,8 +156,7 @@ final class JsonText {
         }
         out.append('e').append(exp < 0 ? '-' : '+');
         int absExp = Math.abs(exp);
-        // Go writes at least two exponent digits, then trims "e-09" to "e-9" (never "e+09").
-        if (absExp < 10 && exp > 0) {
+        if (absExp < 10) {
             out.append('0');
         }
         out.append(absExp);
