@@ -43,6 +43,11 @@ type BucketDV struct {
 	Vectors   map[string]*roaring.Bitmap
 }
 
+// ErrCommitStateUnknown marks a commit whose snapshot may or may not have
+// become visible (publication or its directory sync failed). Every file it
+// wrote is kept; retrying with the same CommitInfo finds out which.
+var ErrCommitStateUnknown = errors.New("commit outcome unknown")
+
 // ErrConflict marks a commit refused because the table changed under it in
 // a way it cannot absorb (a file it deletes is gone, or its files overlap
 // others within a level). Retrying the same change cannot succeed.
@@ -144,9 +149,11 @@ func (t *Table) commit(kind CommitKind, delta []ManifestEntry, dvs []BucketDV, c
 			return CommitResult{}, fmt.Errorf("commit %s of %s/%d on snapshot %d: %w", kind, c.User, c.Identifier, live.snapshotID, err)
 		}
 		snap, index, own, err := t.prepareSnapshot(kind, latest, live, delta, deltaList, deltaListSize, dvs, dvEntries, c)
-		if err == nil {
-			err = t.snapshots.publish(snap)
+		if err != nil {
+			shared.remove(t)
+			return CommitResult{}, err
 		}
+		err = t.snapshots.publish(snap)
 		if err == nil {
 			// A lost hint only costs readers a directory listing.
 			_ = t.snapshots.writeHint(latestHint, snap.ID)
@@ -154,9 +161,13 @@ func (t *Table) commit(kind CommitKind, delta []ManifestEntry, dvs []BucketDV, c
 			t.commits.record(snap)
 			return CommitResult{SnapshotID: snap.ID, Added: addsOf(delta)}, nil
 		}
+		if errors.Is(err, ErrCommitStateUnknown) {
+			// Keep every file the snapshot could reference.
+			return CommitResult{}, err
+		}
 		if !errors.Is(err, errSnapshotExists) {
-			// The snapshot may or may not be visible (a failed directory
-			// sync after the link): keep every file it could reference.
+			own.remove(t)
+			shared.remove(t)
 			return CommitResult{}, err
 		}
 		own.remove(t)

@@ -125,7 +125,8 @@ var errSnapshotExists = errors.New("snapshot already exists")
 // publish makes snap visible with an exclusive create: a synced,
 // dot-prefixed temporary file is linked to snapshot-N, which fails if
 // another committer got there first (errSnapshotExists). The directory is
-// synced so the new name survives a crash.
+// synced so the new name survives a crash. A failure of the link itself or
+// of the sync after it leaves the outcome unknown (ErrCommitStateUnknown).
 func (s snapshotStore) publish(snap *Snapshot) error {
 	target := s.paths.snapshotPath(snap.ID)
 	tmp := s.tempPath(path.Base(target))
@@ -137,10 +138,10 @@ func (s snapshotStore) publish(snap *Snapshot) error {
 			return fmt.Errorf("publish %s: %w", target, errSnapshotExists)
 		}
 		s.fio.Remove(tmp)
-		return fmt.Errorf("publish %s: %w", target, err)
+		return fmt.Errorf("publish %s: %w: %w", target, ErrCommitStateUnknown, err)
 	}
 	if err := s.fio.SyncDir(s.paths.snapshotDir()); err != nil {
-		return fmt.Errorf("sync %s: %w", s.paths.snapshotDir(), err)
+		return fmt.Errorf("sync %s after publishing %s: %w: %w", s.paths.snapshotDir(), target, ErrCommitStateUnknown, err)
 	}
 	return nil
 }
