@@ -33,9 +33,9 @@ func benchStore(b *testing.B, bc backendCase) (*subtask.Store, *subtask.ValueSta
 }
 
 // benchBatches runs fn over batches of keys drawn from [0, space) until b.N
-// keys were processed, with a checkpoint every benchCheckpoint batches, and
-// reports ns per key.
-func benchBatches(b *testing.B, s *subtask.Store, space int64, fn func(ks []subtask.Key)) {
+// keys were processed, with a checkpoint every benchCheckpoint batches when
+// checkpoints is set.
+func benchBatches(b *testing.B, s *subtask.Store, space int64, checkpoints bool, fn func(ks []subtask.Key)) {
 	r := rand.New(rand.NewPCG(1, 1))
 	ks := make([]subtask.Key, benchBatch)
 	cols := make([]subtask.Row, benchBatch)
@@ -54,7 +54,7 @@ func benchBatches(b *testing.B, s *subtask.Store, space int64, fn func(ks []subt
 		fn(ks[:n])
 		s.EndBatch()
 		done += n
-		if batches%benchCheckpoint == benchCheckpoint-1 {
+		if checkpoints && batches%benchCheckpoint == benchCheckpoint-1 {
 			id++
 			if _, err := s.Flush(id); err != nil {
 				b.Fatal(err)
@@ -64,7 +64,8 @@ func benchBatches(b *testing.B, s *subtask.Store, space int64, fn func(ks []subt
 }
 
 // BenchmarkValueGetBatch reads committed keys (hits) or keys the table
-// lacks (misses), one probe per batch.
+// lacks (misses), one probe per batch, without checkpoints (nothing is
+// written).
 func BenchmarkValueGetBatch(b *testing.B) {
 	for _, bc := range backendCases {
 		for _, hit := range []bool{true, false} {
@@ -76,7 +77,7 @@ func BenchmarkValueGetBatch(b *testing.B) {
 					offset = benchKeys
 				}
 				shifted := make([]subtask.Key, benchBatch)
-				benchBatches(b, s, benchKeys, func(ks []subtask.Key) {
+				benchBatches(b, s, benchKeys, false, func(ks []subtask.Key) {
 					for i, k := range ks {
 						shifted[i] = subtask.Key{Group: k.Group, Cols: subtask.Row{subtask.Int(k.Cols[0].Int() + offset)}}
 					}
@@ -97,7 +98,7 @@ func BenchmarkValuePutBatch(b *testing.B) {
 		b.Run(bc.name, func(b *testing.B) {
 			s, agg := benchStore(b, bc)
 			vals := make([]subtask.Row, benchBatch)
-			benchBatches(b, s, 2*benchKeys, func(ks []subtask.Key) {
+			benchBatches(b, s, 2*benchKeys, true, func(ks []subtask.Key) {
 				for i, k := range ks {
 					vals[i] = row(k.Cols[0].Int(), 2)
 				}
@@ -115,7 +116,7 @@ func BenchmarkValueReadModifyWrite(b *testing.B) {
 			s, agg := benchStore(b, bc)
 			var out []subtask.Row
 			vals := make([]subtask.Row, benchBatch)
-			benchBatches(b, s, 2*benchKeys, func(ks []subtask.Key) {
+			benchBatches(b, s, 2*benchKeys, true, func(ks []subtask.Key) {
 				var err error
 				if out, err = agg.GetBatch(ks, out); err != nil {
 					b.Fatal(err)

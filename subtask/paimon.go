@@ -10,6 +10,8 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/RoaringBitmap/roaring/v2"
+
 	"github.com/lakestate/lakestate/table"
 )
 
@@ -72,6 +74,9 @@ func OpenPaimon(root string, o PaimonOptions) (*PaimonBackend, error) {
 	}
 	return &PaimonBackend{root: root, opts: o, tables: map[string]*paimonTable{}}, nil
 }
+
+// Root is the directory holding the tables.
+func (b *PaimonBackend) Root() string { return b.root }
 
 // Table returns the Paimon table of a registered state, for the barrier's
 // maintenance round and listing.
@@ -188,7 +193,7 @@ func (t *paimonTable) pinLatest() error {
 }
 
 func (t *paimonTable) pin(id int64) error {
-	view, err := t.t.View(id)
+	view, err := viewAt(t.t, id)
 	if err != nil {
 		return fmt.Errorf("paimon backend: table %q: view of snapshot %d: %w", t.l.Name, id, err)
 	}
@@ -197,6 +202,34 @@ func (t *paimonTable) pin(id int64) error {
 	}
 	t.view, t.snapshot = view, id
 	return nil
+}
+
+// viewAt plans a view of a snapshot: its live files and the deletion vectors
+// of its buckets. It walks the snapshot's whole manifest chain.
+func viewAt(t *table.Table, id int64) (*table.View, error) {
+	files, index, err := t.LiveFiles(id)
+	if err != nil {
+		return nil, err
+	}
+	dvs := map[table.BucketKey]map[string]*roaring.Bitmap{}
+	for _, e := range index {
+		if e.Kind != table.FileAdd || e.IndexType != table.IndexTypeDeletionVectors {
+			continue
+		}
+		vectors, err := t.ReadDeletionVectors(e)
+		if err != nil {
+			return nil, err
+		}
+		k := table.BucketKey{Partition: string(e.Partition), Bucket: e.Bucket}
+		if dvs[k] == nil {
+			dvs[k] = vectors
+			continue
+		}
+		for f, bm := range vectors {
+			dvs[k][f] = bm
+		}
+	}
+	return table.NewView(table.ViewInput{FIO: t.FileIO(), Schema: t.Schema(), Files: files, BucketDir: t.BucketDir, DeletionVectors: dvs})
 }
 
 func (b *PaimonBackend) commit(c commitRequest) (Checkpoint, error) {
@@ -222,7 +255,7 @@ func (t *paimonTable) write(rows []mutation, nowMillis int64) error {
 		return err
 	}
 	defer rec.Release()
-	res, err := t.t.WriteAndCommit(rec, kinds, table.CommitInfo{User: t.b.opts.CommitUser, Identifier: t.nextIdent, TimeMillis: nowMillis})
+	res, err := writeAndCommit(t.t, rec, kinds, table.CommitInfo{User: t.b.opts.CommitUser, Identifier: t.nextIdent, TimeMillis: nowMillis})
 	if err != nil {
 		return fmt.Errorf("paimon backend: table %q: commit of %d rows: %w", t.l.Name, len(rows), err)
 	}
