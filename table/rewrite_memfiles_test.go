@@ -179,3 +179,27 @@ func (b *memBucket) visibleRows(l *Levels, dvs DeletionVectors) map[string]strin
 	}
 	return out
 }
+
+// findKeysByScan answers FindKeys by walking a file's rows: the reference
+// the page-pruned lookup is checked against.
+func findKeysByScan(it RowIterator, keys [][]byte) ([]int64, error) {
+	out := make([]int64, len(keys))
+	for i := range out {
+		out[i] = -1
+	}
+	i := 0
+	for i < len(keys) && it.Next() {
+		k := it.Key()
+		for i < len(keys) && string(keys[i]) < string(k) {
+			i++
+		}
+		if i < len(keys) && string(keys[i]) == string(k) {
+			out[i] = it.Pos()
+			i++
+		}
+	}
+	if err := it.Err(); err != nil {
+		return nil, err
+	}
+	return out, nil
+}
