@@ -38,6 +38,10 @@ type PaimonOptions struct {
 	// merge sorted runs instead of skipping level 0: a mode for tests that run
 	// without the maintenance round. Production tables always keep vectors.
 	NoDeletionVectors bool
+	// FileCompression is the data files' codec (file.compression); "" means
+	// "none": state files are re-read on every probe from the page cache,
+	// where decompression is the dominant cost.
+	FileCompression string
 	// CommitUser names the store's commits; "" means "subtask".
 	CommitUser string
 	// TableOptions are passed to table.Create and table.Open.
@@ -72,6 +76,9 @@ func OpenPaimon(root string, o PaimonOptions) (*PaimonBackend, error) {
 	if o.CommitUser == "" {
 		o.CommitUser = "subtask"
 	}
+	if o.FileCompression == "" {
+		o.FileCompression = "none"
+	}
 	return &PaimonBackend{root: root, opts: o, tables: map[string]*paimonTable{}}, nil
 }
 
@@ -97,6 +104,7 @@ func (b *PaimonBackend) open(l *layout) (committedTable, error) {
 	}
 	dir := path.Join(b.root, l.Name)
 	want := paimonSchema(l, b.opts.Buckets, !b.opts.NoDeletionVectors)
+	want.Options[table.OptionFileCompression] = b.opts.FileCompression
 	schemas, err := b.opts.FileIO.List(path.Join(dir, "schema"))
 	if err != nil {
 		return nil, fmt.Errorf("paimon backend: table %s: %w", dir, err)
