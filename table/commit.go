@@ -3,6 +3,7 @@ package table
 import (
 	"errors"
 	"fmt"
+	"slices"
 
 	"github.com/RoaringBitmap/roaring/v2"
 )
@@ -54,7 +55,8 @@ var ErrCommitStateUnknown = errors.New("commit outcome unknown")
 var ErrConflict = errors.New("commit conflict")
 
 // CommitAppend commits new files (ADD entries, normally level-0 files a
-// writer produced) as an APPEND snapshot.
+// writer produced) as an APPEND snapshot. With no files it still publishes
+// a snapshot, which records the commit identifier.
 func (t *Table) CommitAppend(added []ManifestEntry, c CommitInfo) (CommitResult, error) {
 	delta := make([]ManifestEntry, len(added))
 	for i, e := range added {
@@ -77,7 +79,7 @@ func (t *Table) CommitCompact(ch CompactChange, c CommitInfo) (CommitResult, err
 		e.Kind = FileAdd
 		delta = append(delta, e)
 	}
-	return t.commit(CommitCompact, delta, ch.DVFiles, c)
+	return t.commit(CommitCompact, delta, slices.Clone(ch.DVFiles), c)
 }
 
 // commitFiles are the files one commit wrote, to be removed when it gives up.
