@@ -21,6 +21,11 @@ const (
 // checkChunks validates the column chunk metadata of every row group.
 func checkChunks(md *format.FileMetaData, fileSize int64) error {
 	for gi, rg := range md.RowGroups {
+		// Run-length encoding makes rows nearly free, but not free: the
+		// bound keeps a corrupt count from sizing gigabyte buffers.
+		if rg.NumRows < 0 || rg.NumRows > 4096*fileSize || rg.NumRows > 1<<31 {
+			return fmt.Errorf("row group %d: %d rows in a file of %d bytes", gi, rg.NumRows, fileSize)
+		}
 		for ci, c := range rg.Columns {
 			m := c.MetaData
 			switch m.Codec {
@@ -36,7 +41,7 @@ func checkChunks(md *format.FileMetaData, fileSize int64) error {
 				m.DataPageOffset < start || m.DataPageOffset >= start+max(m.TotalCompressedSize, 1) {
 				return fmt.Errorf("row group %d column %d: chunk [%d,+%d) outside the file of %d bytes", gi, ci, start, m.TotalCompressedSize, fileSize)
 			}
-			if m.NumValues < 0 || m.TotalUncompressedSize < 0 {
+			if m.NumValues < 0 || m.NumValues > rg.NumRows || m.TotalUncompressedSize < 0 {
 				return fmt.Errorf("row group %d column %d: negative sizes", gi, ci)
 			}
 			for _, ix := range []struct {
@@ -65,7 +70,7 @@ func chunkRange(m *format.ColumnMetaData) (start, end int64) {
 // checkPageAt reads the page header at off and checks that the page lies
 // before end and decodes to a bounded size; it returns the offset after the
 // page.
-func checkPageAt(r io.ReaderAt, off, end int64) (int64, error) {
+func checkPageAt(r io.ReaderAt, off, end, chunkValues int64) (int64, error) {
 	if off < 0 || off >= end {
 		return 0, fmt.Errorf("page offset %d outside its chunk (ends at %d)", off, end)
 	}
@@ -91,16 +96,16 @@ func checkPageAt(r io.ReaderAt, off, end int64) (int64, error) {
 		case h.UncompressedPageSize < 0 || h.UncompressedPageSize > maxPageBytes:
 			return 0, fmt.Errorf("page at %d: uncompressed size %d", off, h.UncompressedPageSize)
 		}
-		values := int64(-1)
-		if v, ok := h.DataPageHeader.Get(); ok {
-			values = int64(v.NumValues)
-		} else if v, ok := h.DictionaryPageHeader.Get(); ok {
-			values = int64(v.NumValues)
-		} else if v, ok := h.DataPageHeaderV2.Get(); ok {
-			values = int64(v.NumValues)
+		// Run-length encoding lets a small data page claim many values, so
+		// those are bounded by the chunk; dictionary values are plain.
+		if v, ok := h.DataPageHeader.Get(); ok && int64(v.NumValues) > chunkValues {
+			return 0, fmt.Errorf("page at %d: %d values in a chunk of %d", off, v.NumValues, chunkValues)
 		}
-		if values > 8*int64(h.UncompressedPageSize)+64 {
-			return 0, fmt.Errorf("page at %d: %d values in %d bytes", off, values, h.UncompressedPageSize)
+		if v, ok := h.DataPageHeaderV2.Get(); ok && int64(v.NumValues) > chunkValues {
+			return 0, fmt.Errorf("page at %d: %d values in a chunk of %d", off, v.NumValues, chunkValues)
+		}
+		if v, ok := h.DictionaryPageHeader.Get(); ok && int64(v.NumValues) > 8*int64(h.UncompressedPageSize)+64 {
+			return 0, fmt.Errorf("dictionary page at %d: %d values in %d bytes", off, v.NumValues, h.UncompressedPageSize)
 		}
 		return off + hdr + int64(h.CompressedPageSize), nil
 	}
@@ -112,7 +117,7 @@ func checkChunkPages(r io.ReaderAt, m *format.ColumnMetaData, spans []pageSpan) 
 	off, end := chunkRange(m)
 	starts := map[int64]bool{}
 	for off < end {
-		next, err := checkPageAt(r, off, end)
+		next, err := checkPageAt(r, off, end, m.NumValues)
 		if err != nil {
 			return err
 		}

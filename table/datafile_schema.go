@@ -58,7 +58,8 @@ func newDataFileLayout(s *Schema) (*dataFileLayout, error) {
 	}
 	fields = append(fields,
 		orderedField{Node: parquet.FieldID(parquet.Required(plain(parquet.Leaf(parquet.Int64Type))), seqFieldID), name: seqColumnName},
-		orderedField{Node: parquet.FieldID(parquet.Required(plain(parquet.Int(8))), kindFieldID), name: kindColumnName},
+		// nearly every row is +I: a dictionary page and one run per page
+		orderedField{Node: parquet.FieldID(parquet.Required(parquet.Encoded(parquet.Int(8), &parquet.RLEDictionary)), kindFieldID), name: kindColumnName},
 	)
 	for _, f := range s.Fields {
 		node, err := parquetNode(f.Type, f.ID)

@@ -82,7 +82,9 @@ func NewDataFileWriter(fio FileIO, path string, s *Schema, opts DataFileOptions)
 		layout.parquet,
 		parquet.DataPageVersion(1),
 		parquet.DataPageStatistics(true),
-		parquet.PageBufferSize(1 << 30), // pages are cut explicitly every PageRows rows
+		// Pages are cut explicitly every PageRows rows; the buffer size only
+		// bounds a page of very wide values (and sizes the column buffers).
+		parquet.PageBufferSize(1 << 20),
 		parquet.ColumnIndexSizeLimit(func([]string) int { return 64 }),
 		parquet.CreatedBy("lakestate", "1", ""),
 	}
@@ -206,18 +208,21 @@ func (w *DataFileWriter) writeRows(rec arrow.Record, keyCols []arrow.Array, seqs
 		}
 	}
 	vs := w.valueBuf(hi - lo)
-	for i := lo; i < hi; i++ {
-		vs[i-lo] = parquet.Int64Value(seqs[i]).Level(0, 0, l.seqCol())
+	seqCol := l.seqCol()
+	for i, q := range seqs[lo:hi] {
+		vs[i] = parquet.Int64Value(q).Level(0, 0, seqCol)
 	}
 	if _, err := cws[l.seqCol()].WriteRowValues(vs); err != nil {
 		return err
 	}
+	kindCol := l.kindCol()
+	insert := parquet.Int32Value(int32(KindInsert)).Level(0, 0, kindCol)
 	for i := lo; i < hi; i++ {
-		k := int32(KindInsert)
-		if kinds != nil {
-			k = int32(kinds[i])
+		if kinds == nil {
+			vs[i-lo] = insert
+			continue
 		}
-		vs[i-lo] = parquet.Int32Value(k).Level(0, 0, l.kindCol())
+		vs[i-lo] = parquet.Int32Value(int32(kinds[i])).Level(0, 0, kindCol)
 	}
 	if _, err := cws[l.kindCol()].WriteRowValues(vs); err != nil {
 		return err
@@ -244,13 +249,40 @@ func (w *DataFileWriter) writeColumn(cw *parquet.ColumnWriter, col int, a arrow.
 	if t.Nullable {
 		def = 1
 	}
-	hasNulls := a.NullN() > 0
-	for i := lo; i < hi; i++ {
-		if hasNulls && a.IsNull(i) {
-			vs[i-lo] = parquet.Value{}.Level(0, 0, col)
-			continue
+	if a.NullN() == 0 {
+		// typed loops for the common column types; no per-value dispatch
+		switch c := a.(type) {
+		case *array.Int64:
+			for i, v := range c.Int64Values()[lo:hi] {
+				vs[i] = parquet.Int64Value(v).Level(0, def, col)
+			}
+		case *array.Int32:
+			for i, v := range c.Int32Values()[lo:hi] {
+				vs[i] = parquet.Int32Value(v).Level(0, def, col)
+			}
+		case *array.Float64:
+			for i, v := range c.Float64Values()[lo:hi] {
+				vs[i] = parquet.DoubleValue(v).Level(0, def, col)
+			}
+		case *array.String:
+			offs, data := c.ValueOffsets(), c.ValueBytes()
+			base := offs[0]
+			for i := lo; i < hi; i++ {
+				vs[i-lo] = parquet.ByteArrayValue(data[offs[i]-base : offs[i+1]-base]).Level(0, def, col)
+			}
+		default:
+			for i := lo; i < hi; i++ {
+				vs[i-lo] = parquetValue(a, i, t).Level(0, def, col)
+			}
 		}
-		vs[i-lo] = parquetValue(a, i, t).Level(0, def, col)
+	} else {
+		for i := lo; i < hi; i++ {
+			if a.IsNull(i) {
+				vs[i-lo] = parquet.Value{}.Level(0, 0, col)
+				continue
+			}
+			vs[i-lo] = parquetValue(a, i, t).Level(0, def, col)
+		}
 	}
 	_, err := cw.WriteRowValues(vs)
 	return err
