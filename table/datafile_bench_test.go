@@ -8,8 +8,8 @@ import (
 	"path/filepath"
 	"sync"
 	"syscall"
-	"time"
 	"testing"
+	"time"
 
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/array"
@@ -144,7 +144,7 @@ func (m *memFS) ReadFile(p string) ([]byte, error) {
 	}
 	return b, nil
 }
-func (m *memFS) Create(p string) (WritableFile, error)  { return &memWritable{fs: m, path: p}, nil }
+func (m *memFS) Create(p string) (WritableFile, error)     { return &memWritable{fs: m, path: p}, nil }
 func (m *memFS) PublishExclusive(tmp, target string) error { return m.Rename(tmp, target) }
 func (m *memFS) Rename(src, dst string) error {
 	m.mu.Lock()

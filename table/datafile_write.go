@@ -268,7 +268,7 @@ func (w *DataFileWriter) writeColumn(cw *parquet.ColumnWriter, col int, a arrow.
 			offs, data := c.ValueOffsets(), c.ValueBytes()
 			base := offs[0]
 			for i := lo; i < hi; i++ {
-				vs[i-lo] = parquet.ByteArrayValue(data[offs[i]-base : offs[i+1]-base]).Level(0, def, col)
+				vs[i-lo] = parquet.ByteArrayValue(data[offs[i]-base:offs[i+1]-base]).Level(0, def, col)
 			}
 		default:
 			for i := lo; i < hi; i++ {
