@@ -113,14 +113,26 @@ func TestLayoutValidation(t *testing.T) {
 		want string
 	}{
 		{func() error { _, err := s.Value(Layout{Name: "a", Key: []Column{{"k", table.BigInt()}}}); return err }, "NOT NULL"},
-		{func() error { _, err := s.Value(Layout{Name: "a", Key: []Column{{"ts", table.BigInt().NotNull()}}}); return err }, "reserved"},
-		{func() error { _, err := s.Value(Layout{Name: "a", Key: testKey, Value: []Column{{"_x", table.BigInt()}}}); return err }, "reserved"},
-		{func() error { _, err := s.Value(Layout{Name: "a", Key: testKey, Value: []Column{{"k", table.BigInt()}}}); return err }, "repeated"},
+		{func() error {
+			_, err := s.Value(Layout{Name: "a", Key: []Column{{"ts", table.BigInt().NotNull()}}})
+			return err
+		}, "reserved"},
+		{func() error {
+			_, err := s.Value(Layout{Name: "a", Key: testKey, Value: []Column{{"_x", table.BigInt()}}})
+			return err
+		}, "reserved"},
+		{func() error {
+			_, err := s.Value(Layout{Name: "a", Key: testKey, Value: []Column{{"k", table.BigInt()}}})
+			return err
+		}, "repeated"},
 		{func() error { _, err := s.Value(Layout{Name: "a/b", Key: testKey}); return err }, "name"},
 		{func() error { _, err := s.Value(Layout{Name: "a"}); return err }, "no key"},
 		{func() error { _, err := s.Map(Layout{Name: "a", Key: testKey, Value: val}); return err }, "entry-key"},
 		{func() error { _, err := s.List(Layout{Name: "a", Key: testKey, Sub: testKey}); return err }, "Sub must be empty"},
-		{func() error { _, err := s.Time(Layout{Name: "a", Key: testKey, Value: []Column{{"seq", table.BigInt()}}}); return err }, "reserved"},
+		{func() error {
+			_, err := s.Time(Layout{Name: "a", Key: testKey, Value: []Column{{"seq", table.BigInt()}}})
+			return err
+		}, "reserved"},
 		{func() error { _, err := s.Value(Layout{Name: "a", Kind: KindMap, Key: testKey}); return err }, "registered as value"},
 		{func() error { _, err := s.Value(Layout{Name: "a", Key: testKey, TTL: -1}); return err }, "negative TTL"},
 	} {
