@@ -157,6 +157,16 @@ func (c columnType) render(raw json.RawMessage) (string, error) {
 			return "", err
 		}
 	}
+	if raw[0] == '{' { // {"repeat": TEXT, "times": N}, a large string
+		var r struct {
+			Repeat string
+			Times  int
+		}
+		if err := json.Unmarshal(raw, &r); err != nil {
+			return "", err
+		}
+		text, quoted = strings.Repeat(r.Repeat, r.Times), true
+	}
 	jsonString := func(s string) (string, error) {
 		b, err := json.Marshal(s)
 		return string(b), err

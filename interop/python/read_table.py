@@ -15,9 +15,9 @@ import datetime
 import decimal
 import math
 import re
-import struct
 import sys
 
+import numpy
 import pyarrow as pa
 from pypaimon.common.file_io import FileIO
 from pypaimon.common.identifier import Identifier
@@ -45,10 +45,6 @@ def go_string(s):
     return "".join(out)
 
 
-def _float32(x):
-    return struct.unpack("<f", struct.pack("<f", x))[0]
-
-
 def go_float(x, bits):
     """A float as Go's strconv.FormatFloat(x, 'g', -1, bits) writes it, for bits 64 or 32."""
     if math.isnan(x):
@@ -60,10 +56,9 @@ def go_float(x, bits):
     if bits == 64:
         shortest = repr(x)
     else:
-        # '%e' is correctly rounded, so the first precision that survives a float32 round trip
-        # gives the shortest digits, as Go's strconv does for bitSize 32.
-        shortest = next(s for s in ("%.*e" % (p, x) for p in range(9))
-                        if _float32(float(s)) == x)
+        # numpy's unique mode prints the shortest digits that read back as the same float32,
+        # as Go's strconv does for bitSize 32.
+        shortest = numpy.format_float_scientific(numpy.float32(x), unique=True, trim="-")
     sign, digits, exp = decimal.Decimal(shortest).as_tuple()
     digits = list(digits)
     while len(digits) > 1 and digits[-1] == 0:

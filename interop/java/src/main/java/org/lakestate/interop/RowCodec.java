@@ -166,12 +166,15 @@ final class RowCodec {
         return row;
     }
 
-    /** Converts one JSON value to Paimon's internal object for the given type. */
+    /**
+     * Converts one JSON value to Paimon's internal object for the given type. A string may also be
+     * given as {"repeat": TEXT, "times": N}, so that specs can hold large values.
+     */
     static Object parseValue(JsonNode v, DataType type) {
         if (v == null || v.isNull()) {
             return null;
         }
-        String text = v.asText();
+        String text = v.isObject() ? v.get("repeat").asText().repeat(v.get("times").asInt()) : v.asText();
         switch (type.getTypeRoot()) {
             case BOOLEAN:
                 if (!v.isBoolean()) {
