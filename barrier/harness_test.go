@@ -65,7 +65,7 @@ type task struct {
 	values  *subtask.ValueState
 	syncs   *actors.Probe // SyncDone
 	pid     *actor.PID    // the store actor
-	relay   *actor.PID // what the test and the coordinator talk to
+	relay   *actor.PID    // what the test and the coordinator talk to
 	// deaf drops the coordinator's notifications to the store (a lost
 	// Complete or Aborted).
 	deaf atomic.Bool

@@ -107,7 +107,7 @@ func TestUploadQueueFailureDiscardsEverythingThatMayHaveLanded(t *testing.T) {
 	q := newUploadQueue(io, 2, RetryPolicy{}, rand.New(rand.NewPCG(1, 2)))
 	k := uploadKey{"s", 3}
 	q.add(k, files(4))
-	q.putDone(k, 0, 1, nil)                                                 // landed
+	q.putDone(k, 0, 1, nil)                                                  // landed
 	q.putDone(k, 1, 1, PermanentError("put", "b1", errors.New("forbidden"))) // fails the job
 	// File 2 was dispatched after file 0 finished; nothing more starts.
 	if got := len(io.puts); got != 3 {
