@@ -1,5 +1,3 @@
-//go:build wip
-
 package subtask
 
 import (
@@ -263,7 +261,7 @@ func (t *paimonTable) write(rows []mutation, nowMillis int64) error {
 		return err
 	}
 	defer rec.Release()
-	res, err := writeAndCommit(t.t, rec, kinds, table.CommitInfo{User: t.b.opts.CommitUser, Identifier: t.nextIdent, TimeMillis: nowMillis})
+	res, err := t.t.WriteAndCommit(rec, kinds, table.CommitInfo{User: t.b.opts.CommitUser, Identifier: t.nextIdent, TimeMillis: nowMillis})
 	if err != nil {
 		return fmt.Errorf("paimon backend: table %q: commit of %d rows: %w", t.l.Name, len(rows), err)
 	}
