@@ -64,17 +64,7 @@ func compactAll(t *testing.T, tbl *table.Table, round int64) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	var ch table.CompactChange
-	for _, f := range res.Deleted {
-		ch.Deleted = append(ch.Deleted, table.ManifestEntry{Kind: table.FileDelete, File: f})
-	}
-	for _, f := range res.Added {
-		ch.Added = append(ch.Added, table.ManifestEntry{Kind: table.FileAdd, File: f})
-	}
-	if res.DVChanged {
-		ch.DVFiles = []table.BucketDV{{Vectors: res.DVs}}
-	}
-	if _, err := tbl.CommitCompact(ch, table.CommitInfo{User: "maintenance", Identifier: round}); err != nil {
+	if _, err := tbl.CommitCompact(res.Change(table.EmptyBinaryRow(), 0), table.CommitInfo{User: "maintenance", Identifier: round}); err != nil {
 		t.Fatal(err)
 	}
 }
