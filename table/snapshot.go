@@ -181,13 +181,15 @@ func DecodeSnapshot(file string, data []byte) (*Snapshot, error) {
 	if s.TimeMillis, err = o.requireInt("timeMillis"); err != nil {
 		return nil, err
 	}
-	if s.DeltaRecordCount, err = o.requireInt("deltaRecordCount"); err != nil {
-		return nil, err
-	}
-	// totalRecordCount is nullable in Paimon <= 1.x; a missing value counts as 0.
-	if o.present("totalRecordCount") {
-		if s.TotalRecordCount, err = o.int("totalRecordCount"); err != nil {
-			return nil, err
+	// The record counts are nullable in Paimon <= 1.x; a missing one counts as 0.
+	for _, f := range []struct {
+		key string
+		dst *int64
+	}{{"totalRecordCount", &s.TotalRecordCount}, {"deltaRecordCount", &s.DeltaRecordCount}} {
+		if o.present(f.key) {
+			if *f.dst, err = o.int(f.key); err != nil {
+				return nil, err
+			}
 		}
 	}
 	ints := []struct {
