@@ -133,3 +133,43 @@ func BenchmarkValueReadModifyWrite(b *testing.B) {
 		})
 	}
 }
+
+// BenchmarkMapGetBatch reads every entry of committed keys (a join side's
+// probe): benchKeys/entries keys with entries entries each.
+func BenchmarkMapGetBatch(b *testing.B) {
+	const entries = 4
+	for _, bc := range backendCases {
+		b.Run(bc.name, func(b *testing.B) {
+			s := subtask.NewStore(bc.fresh(b))
+			b.Cleanup(func() { s.Backend().Close() })
+			m, err := s.Map(joinLayout(0))
+			if err != nil {
+				b.Fatal(err)
+			}
+			nKeys := int64(benchKeys / entries)
+			var mes []*subtask.MapEntries
+			for k := int64(0); k < nKeys; k++ {
+				if mes, err = m.GetBatch(keys(k), mes); err != nil {
+					b.Fatal(err)
+				}
+				for e := 0; e < entries; e++ {
+					mes[0].Put(sub(fmt.Sprintf("row-%d", e)), row(k))
+				}
+				s.EndBatch()
+			}
+			if _, err := s.Flush(1); err != nil {
+				b.Fatal(err)
+			}
+			benchBatches(b, s, nKeys, false, func(ks []subtask.Key) {
+				if mes, err = m.GetBatch(ks, mes); err != nil {
+					b.Fatal(err)
+				}
+				for _, me := range mes {
+					if me.Len() != entries {
+						b.Fatalf("%d entries", me.Len())
+					}
+				}
+			})
+		})
+	}
+}
