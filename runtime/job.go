@@ -29,6 +29,7 @@ type jobActor struct {
 	final       int64
 	committed   map[int]int64
 	done        bool
+	stopping    bool
 }
 
 func (j *jobActor) Receive(ctx actor.Context) {
@@ -38,7 +39,14 @@ func (j *jobActor) Receive(ctx actor.Context) {
 	switch m := ctx.Message().(type) {
 	case *actor.Started:
 		j.start(ctx)
-	case *actor.Stopping, *actor.Stopped, *actor.Restarting, *actor.Terminated:
+	case *actor.Stopping:
+		j.stopping = true
+	case *actor.Stopped, *actor.Restarting:
+	case *actor.Terminated:
+		// A task stops on its own only when it panicked.
+		if !j.stopping {
+			j.failRun(fmt.Errorf("task %s stopped", m.Who.Id))
+		}
 	case *triggerRequest:
 		j.startCheckpoint(j.coord.request(m.token))
 	case *checkpointTick:

@@ -13,8 +13,9 @@ import (
 
 // Options configure a run of a job.
 type Options struct {
-	// Name names the run's actors; unique among the runs alive in one
-	// system. Default "job".
+	// Name names the job; the run's actors are named after it and the run's
+	// number in Checkpoints, so two jobs that share a system need different
+	// names or stores. Default "job".
 	Name string
 	// Parallelism is the number of subtasks of every operator; default 1.
 	Parallelism int
@@ -85,8 +86,11 @@ type Run struct {
 	token uint64
 	// completed is the newest checkpoint the run reported complete.
 	completed int64
-	finished  bool
-	err       error
+	// idleEvents counts the times every source became idle; idleAwaited how
+	// many of them AwaitSourcesIdle has returned for.
+	idleEvents, idleAwaited int
+	finished                bool
+	err                     error
 }
 
 // ErrRunEnded reports a wait on a run that finished, failed or was killed
@@ -111,7 +115,8 @@ func Start(sys *actors.System, g *Graph, opts Options) (*Run, error) {
 		}
 		firstID = max(firstID, opts.Restore.ID+1)
 	}
-	probe, err := actors.NewProbe(sys, opts.Name+"-driver")
+	name := fmt.Sprintf("%s#%d", opts.Name, opts.Checkpoints.nextRun())
+	probe, err := actors.NewProbe(sys, name+"-driver")
 	if err != nil {
 		return nil, err
 	}
@@ -124,9 +129,9 @@ func Start(sys *actors.System, g *Graph, opts Options) (*Run, error) {
 		idle:      map[int]bool{},
 		committed: map[int]int64{},
 	}
-	if r.job, err = sys.Spawn(opts.Name, func() actor.Actor { return job }); err != nil {
+	if r.job, err = sys.Spawn(name, func() actor.Actor { return job }); err != nil {
 		sys.Stop(probe.PID())
-		return nil, fmt.Errorf("spawn run %s: %w", opts.Name, err)
+		return nil, fmt.Errorf("spawn run %s: %w", name, err)
 	}
 	probe.Watch(r.job)
 	return r, nil
@@ -143,6 +148,8 @@ func (r *Run) next() (any, error) {
 		r.completed = m.id
 	case *evFinished:
 		r.finished = true
+	case *evSourcesIdle:
+		r.idleEvents++
 	case *evFailed:
 		r.err = m.err
 	case *actor.Terminated:
@@ -211,10 +218,19 @@ func (r *Run) Checkpoint() (int64, error) {
 	return id, err
 }
 
-// AwaitSourcesIdle waits for the next moment at which every source has
-// nothing to read (or has finished).
+// AwaitSourcesIdle waits until every source has nothing to read (or has
+// finished). Each time the sources become idle together is awaited once, in
+// order, whether or not the driver saw it while waiting for something else:
+// a source held back and then let go is idle again only once it has read
+// what it was let go to read.
 func (r *Run) AwaitSourcesIdle() error {
-	return r.await(func(msg any) bool { _, ok := msg.(*evSourcesIdle); return ok })
+	if r.idleEvents == r.idleAwaited {
+		if err := r.await(func(msg any) bool { _, ok := msg.(*evSourcesIdle); return ok }); err != nil {
+			return err
+		}
+	}
+	r.idleAwaited++
+	return nil
 }
 
 // Completed is the newest checkpoint the run completed, as far as the

@@ -150,6 +150,9 @@ func (s *sinkOp) Receive(msg any) error {
 	if !ok {
 		return fmt.Errorf("sink: unexpected message %T", msg)
 	}
+	if !s.committing || m.n > len(s.pending) {
+		return fmt.Errorf("sink: commit result for %d transactions, %d pending (committing %v)", m.n, len(s.pending), s.committing)
+	}
 	s.committing = false
 	if m.err != nil {
 		return m.err

@@ -50,6 +50,7 @@ type CheckpointStore struct {
 	retain int
 	snaps  []*Snapshot // ascending id
 	maxID  int64
+	runs   int
 }
 
 // NewCheckpointStore returns a store that keeps the newest retain snapshots,
@@ -93,6 +94,17 @@ func (s *CheckpointStore) Latest() (*Snapshot, bool) {
 		return nil, false
 	}
 	return s.snaps[len(s.snaps)-1], true
+}
+
+// nextRun numbers the runs that use the store. A run's actors are named by
+// it, so that a message addressed to a task of an ended run (a commit result
+// or a poll timer still on its way) never reaches the same-named task of the
+// next run.
+func (s *CheckpointStore) nextRun() int {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.runs++
+	return s.runs
 }
 
 // MaxID is the largest checkpoint id ever stored. A run continues numbering

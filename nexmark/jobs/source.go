@@ -1,0 +1,159 @@
+package jobs
+
+import (
+	"math"
+
+	"github.com/lakestate/lakestate/nexmark"
+	"github.com/lakestate/lakestate/runtime"
+	"github.com/lakestate/lakestate/subtask"
+)
+
+// WatermarkDelay is how far the source's watermark trails event time, in
+// milliseconds: the reference DDL's dateTime - INTERVAL '4' SECOND.
+const WatermarkDelay = 4000
+
+// Source is the Nexmark event stream as a runtime source. Its splits are the
+// generator's subtasks: their number fixes the event stream, so it stays the
+// same when the job runs or restores at another parallelism. Outputs are
+// persons, auctions and bids (see Persons, Auctions, Bids).
+type Source struct {
+	Config nexmark.Config
+	// NumSplits is the generator parallelism.
+	NumSplits int
+}
+
+func (s *Source) Schemas() []runtime.Schema {
+	return []runtime.Schema{PersonSchema, AuctionSchema, BidSchema}
+}
+
+func (s *Source) Splits() int { return s.NumSplits }
+
+func (s *Source) Open(split int, offset int64, wanted []bool) (runtime.SplitReader, error) {
+	g, err := nexmark.NewGenerator(s.Config, split, s.NumSplits)
+	if err != nil {
+		return nil, err
+	}
+	if err := g.SetOffset(offset); err != nil {
+		return nil, err
+	}
+	return &reader{gen: g, wanted: wanted, maxTime: math.MinInt64}, nil
+}
+
+type reader struct {
+	gen     *nexmark.Generator
+	wanted  []bool
+	events  []nexmark.Event
+	maxTime int64
+}
+
+func (r *reader) Read(n int, emit func(int, runtime.Row)) (runtime.ReadStatus, error) {
+	if cap(r.events) < n {
+		r.events = make([]nexmark.Event, n)
+	}
+	got := r.gen.Next(r.events[:n])
+	// One allocation holds the rows of the batch.
+	slab := make([]runtime.Datum, 0, got*len(BidSchema))
+	take := func(w int) runtime.Row {
+		if len(slab)+w > cap(slab) {
+			slab = make([]runtime.Datum, 0, got*len(AuctionSchema))
+		}
+		row := slab[len(slab) : len(slab)+w : len(slab)+w]
+		slab = slab[:len(slab)+w]
+		return row
+	}
+	for i := range r.events[:got] {
+		e := &r.events[i]
+		r.maxTime = max(r.maxTime, e.DateTime())
+		if !r.wanted[e.Kind] {
+			continue
+		}
+		switch e.Kind {
+		case nexmark.KindPerson:
+			emit(Persons, personRow(take(len(PersonSchema)), &e.Person))
+		case nexmark.KindAuction:
+			emit(Auctions, auctionRow(take(len(AuctionSchema)), &e.Auction))
+		case nexmark.KindBid:
+			emit(Bids, bidRow(take(len(BidSchema)), &e.Bid, e.ID))
+		}
+	}
+	if r.gen.Offset() == r.gen.Len() {
+		return runtime.ReadDone, nil
+	}
+	return runtime.ReadMore, nil
+}
+
+func (r *reader) Offset() int64 { return r.gen.Offset() }
+
+func (r *reader) Watermark() int64 {
+	if r.maxTime == math.MinInt64 {
+		return math.MinInt64
+	}
+	return r.maxTime - WatermarkDelay - 1
+}
+
+func personRow(row runtime.Row, p *nexmark.Person) runtime.Row {
+	row[PersonID] = subtask.Int(p.ID)
+	row[PersonName] = subtask.Str(p.Name)
+	row[PersonEmail] = subtask.Str(p.EmailAddress)
+	row[PersonCreditCard] = subtask.Str(p.CreditCard)
+	row[PersonCity] = subtask.Str(p.City)
+	row[PersonState] = subtask.Str(p.State)
+	row[PersonDateTime] = subtask.Int(p.DateTime)
+	row[PersonExtra] = subtask.Str(p.Extra)
+	return row
+}
+
+func auctionRow(row runtime.Row, a *nexmark.Auction) runtime.Row {
+	row[AuctionID] = subtask.Int(a.ID)
+	row[AuctionItemName] = subtask.Str(a.ItemName)
+	row[AuctionDescription] = subtask.Str(a.Description)
+	row[AuctionInitialBid] = subtask.Int(a.InitialBid)
+	row[AuctionReserve] = subtask.Int(a.Reserve)
+	row[AuctionDateTime] = subtask.Int(a.DateTime)
+	row[AuctionExpires] = subtask.Int(a.Expires)
+	row[AuctionSeller] = subtask.Int(a.Seller)
+	row[AuctionCategory] = subtask.Int(a.Category)
+	row[AuctionExtra] = subtask.Str(a.Extra)
+	return row
+}
+
+func bidRow(row runtime.Row, b *nexmark.Bid, eventID int64) runtime.Row {
+	row[BidAuction] = subtask.Int(b.Auction)
+	row[BidBidder] = subtask.Int(b.Bidder)
+	row[BidPrice] = subtask.Int(b.Price)
+	row[BidChannel] = subtask.Str(b.Channel)
+	row[BidURL] = subtask.Str(b.URL)
+	row[BidDateTime] = subtask.Int(b.DateTime)
+	row[BidExtra] = subtask.Str(b.Extra)
+	row[BidEventID] = subtask.Int(eventID)
+	return row
+}
+
+// auctionOf reads an auction back from its columns starting at at.
+func auctionOf(r runtime.Row, at int) nexmark.Auction {
+	return nexmark.Auction{
+		ID:          r[at+AuctionID].Int(),
+		ItemName:    r[at+AuctionItemName].Str(),
+		Description: r[at+AuctionDescription].Str(),
+		InitialBid:  r[at+AuctionInitialBid].Int(),
+		Reserve:     r[at+AuctionReserve].Int(),
+		DateTime:    r[at+AuctionDateTime].Int(),
+		Expires:     r[at+AuctionExpires].Int(),
+		Seller:      r[at+AuctionSeller].Int(),
+		Category:    r[at+AuctionCategory].Int(),
+		Extra:       r[at+AuctionExtra].Str(),
+	}
+}
+
+// bidOf reads a bid back from its columns starting at at.
+func bidOf(r runtime.Row, at int) nexmark.Bid {
+	return nexmark.Bid{
+		Auction:  r[at+BidAuction].Int(),
+		Bidder:   r[at+BidBidder].Int(),
+		Price:    r[at+BidPrice].Int(),
+		Channel:  r[at+BidChannel].Str(),
+		URL:      r[at+BidURL].Str(),
+		DateTime: r[at+BidDateTime].Int(),
+		Extra:    r[at+BidExtra].Str(),
+	}
+}
