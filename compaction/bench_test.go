@@ -1,0 +1,290 @@
+package compaction
+
+import (
+	"fmt"
+	"math/rand/v2"
+	"path"
+	"slices"
+	"testing"
+
+	"github.com/apache/arrow-go/v18/arrow"
+	"github.com/apache/arrow-go/v18/arrow/array"
+	"github.com/apache/arrow-go/v18/arrow/memory"
+
+	"github.com/lakestate/lakestate/table"
+)
+
+// bulk commits keys (ascending, in bucket 0 of a one-bucket table) as
+// level-0 files of at most chunk rows each, in one data commit, without
+// touching the model. Values are 16-byte strings and a write time.
+func (e *env) bulk(keys []int64, chunk int, tag string) int64 {
+	e.tb.Helper()
+	sch, err := e.writer.Schema().ArrowSchema()
+	if err != nil {
+		e.tb.Fatal(err)
+	}
+	dir, err := e.writer.BucketDir(table.EmptyBinaryRow(), 0)
+	if err != nil {
+		e.tb.Fatal(err)
+	}
+	var added []table.ManifestEntry
+	for lo := 0; lo < len(keys); lo += chunk {
+		hi := min(len(keys), lo+chunk)
+		rb := array.NewRecordBuilder(memory.DefaultAllocator, sch)
+		seqs := make([]int64, 0, hi-lo)
+		for _, k := range keys[lo:hi] {
+			rb.Field(0).(*array.Int32Builder).Append(0)
+			rb.Field(1).(*array.Int64Builder).Append(k)
+			rb.Field(2).(*array.StringBuilder).Append(fmt.Sprintf("%s-%011d", tag, k%100000000000))
+			rb.Field(3).(*array.Int64Builder).Append(e.now)
+			seqs = append(seqs, e.seq[0])
+			e.seq[0]++
+		}
+		rec := rb.NewRecordBatch()
+		rb.Release()
+		meta, err := table.WriteDataFile(e.writer.FileIO(), path.Join(dir, e.writer.NewDataFileName()), e.writer.Schema(), rec, seqs, nil, table.DataFileOptions{})
+		rec.Release()
+		if err != nil {
+			e.tb.Fatal(err)
+		}
+		added = append(added, table.ManifestEntry{Kind: table.FileAdd, Partition: table.EmptyBinaryRow(), Bucket: 0, TotalBuckets: 1, File: meta})
+	}
+	e.commits++
+	res, err := e.writer.CommitAppend(added, table.CommitInfo{User: "store", Identifier: e.commits, TimeMillis: e.now})
+	if err != nil {
+		e.tb.Fatal(err)
+	}
+	return res.SnapshotID
+}
+
+// randomKeys draws n distinct keys of the form 2*i, i in [0, space), sorted.
+func randomKeys(rng *rand.Rand, space int64, n int) []int64 {
+	seen := map[int64]bool{}
+	for len(seen) < n {
+		seen[2*rng.Int64N(space)] = true
+	}
+	out := make([]int64, 0, n)
+	for k := range seen {
+		out = append(out, k)
+	}
+	slices.Sort(out)
+	return out
+}
+
+func evenKeys(n int64) []int64 {
+	out := make([]int64, n)
+	for i := range out {
+		out[i] = 2 * int64(i)
+	}
+	return out
+}
+
+func benchSession(b *testing.B, e *env, cfg Config) *Session {
+	s, err := NewSession(e.tbl, cfg, 1)
+	if err != nil {
+		b.Fatal(err)
+	}
+	return s
+}
+
+func (e *env) barrier(s *Session, snap int64) {
+	e.now += 1000
+	if _, err := s.Barrier(snap, e.now); err != nil {
+		e.tb.Fatal(err)
+	}
+}
+
+// BenchmarkBarrierRound times the minimal round of one checkpoint's delta
+// (1000 updated keys spread over the whole key space) on tables of 1M and
+// 10M rows (100k and 1M with -short). Shaping runs between rounds, off the
+// clock, as it does between barriers. Read cost is reported per round.
+func BenchmarkBarrierRound(b *testing.B) {
+	sizes := []int64{1_000_000, 10_000_000}
+	if testing.Short() {
+		sizes = []int64{100_000, 1_000_000}
+	}
+	for _, rows := range sizes {
+		b.Run(fmt.Sprintf("rows=%d", rows), func(b *testing.B) {
+			e := newEnv(b, 1, nil)
+			s := benchSession(b, e, Config{})
+			e.barrier(s, e.bulk(evenKeys(rows), 500_000, "base"))
+			rng := rand.New(rand.NewPCG(1, 2))
+			var opens int
+			var bytes int64
+			b.ResetTimer()
+			for i := 0; i < b.N; i++ {
+				b.StopTimer()
+				e.shapeAll(s)
+				snap := e.bulk(randomKeys(rng, rows, 1000), 1000, fmt.Sprintf("u%d", i))
+				o0, b0 := e.fio.dataReads()
+				b.StartTimer()
+				e.barrier(s, snap)
+				b.StopTimer()
+				o1, b1 := e.fio.dataReads()
+				opens, bytes = opens+o1-o0, bytes+b1-b0
+				b.StartTimer()
+			}
+			b.ReportMetric(float64(opens)/float64(b.N), "files-opened/op")
+			b.ReportMetric(float64(bytes)/float64(b.N), "bytes-read/op")
+		})
+	}
+}
+
+// BenchmarkMissProbe grows a table through 100 checkpoints (each inserts
+// 2000 new keys and updates 500 old ones; rounds and budgeted shaping run as
+// in production) and times a batch of 1000 absent keys probed against the
+// newest snapshot at checkpoints 1, 10, 50 and 100. The time per key should
+// stay flat as the table grows.
+func BenchmarkMissProbe(b *testing.B) {
+	e := newEnv(b, 1, map[string]string{table.OptionTargetFileSize: "4mb"})
+	s := benchSession(b, e, Config{ShapingBudget: 8 << 20, StepBytes: 4 << 20})
+	rng := rand.New(rand.NewPCG(3, 4))
+	next := int64(0)
+	sch, err := e.tbl.Schema().ArrowSchema()
+	if err != nil {
+		b.Fatal(err)
+	}
+	keySchema := arrowKeySchema(sch)
+	for chk := 1; chk <= 100; chk++ {
+		keys := make([]int64, 0, 2500)
+		for i := 0; i < 2000; i++ {
+			keys = append(keys, 2*(next+int64(i)))
+		}
+		if next > 0 {
+			keys = append(keys, randomKeys(rng, next, 500)...)
+		}
+		next += 2000
+		slices.Sort(keys)
+		keys = slices.Compact(keys)
+		e.barrier(s, e.bulk(keys, len(keys), fmt.Sprintf("c%d", chk)))
+		e.shapeAll(s)
+		if chk != 1 && chk != 10 && chk != 50 && chk != 100 {
+			continue
+		}
+		latest, _, err := e.tbl.LatestSnapshotID()
+		if err != nil {
+			b.Fatal(err)
+		}
+		view, err := e.tbl.View(latest)
+		if err != nil {
+			b.Fatal(err)
+		}
+		misses := make([]int64, 1000)
+		for i := range misses {
+			misses[i] = 2*rng.Int64N(next) + 1
+		}
+		slices.Sort(misses)
+		misses = slices.Compact(misses)
+		probe := probeRecord(keySchema, misses)
+		b.Run(fmt.Sprintf("chk=%d/rows=%d/runs=%d", chk, next, s.Backpressure().SortedRuns), func(b *testing.B) {
+			for i := 0; i < b.N; i++ {
+				rec, err := view.Probe(probe)
+				if err != nil {
+					b.Fatal(err)
+				}
+				if rec.NumRows() != 0 {
+					b.Fatalf("%d absent keys found", rec.NumRows())
+				}
+				rec.Release()
+			}
+			b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N*len(misses)), "ns/key")
+		})
+		probe.Release()
+		view.Close()
+	}
+}
+
+// BenchmarkShapingBudget runs 100 checkpoints of 3000 updates over 200k
+// keys, with and without a shaping budget, and reports write amplification
+// (bytes written / bytes ingested) and the new bytes a checkpoint would
+// upload (files live at its snapshot and not at the previous one).
+func BenchmarkShapingBudget(b *testing.B) {
+	for _, budget := range []int64{0, 2 << 20} {
+		b.Run(fmt.Sprintf("budget=%d", budget), func(b *testing.B) {
+			for i := 0; i < b.N; i++ {
+				e := newEnv(b, 1, map[string]string{table.OptionTargetFileSize: "2mb"})
+				s := benchSession(b, e, Config{ShapingBudget: budget, StepBytes: 1 << 20})
+				rng := rand.New(rand.NewPCG(5, 6))
+				e.barrier(s, e.bulk(evenKeys(200_000), 200_000, "base"))
+				prev := liveSizes(b, e)
+				var ingested int64
+				var uploads []int64
+				for chk := 0; chk < 100; chk++ {
+					snap := e.bulk(randomKeys(rng, 200_000, 3000), 3000, fmt.Sprintf("c%d", chk))
+					ingested += lastAppendBytes(b, e, snap)
+					e.barrier(s, snap)
+					cur := liveSizes(b, e)
+					var up int64
+					for name, size := range cur {
+						if _, ok := prev[name]; !ok {
+							up += size
+						}
+					}
+					uploads = append(uploads, up)
+					prev = cur
+					e.shapeAll(s)
+				}
+				st := s.Stats()
+				written := ingested + st.RoundBytes + st.ShapingBytes
+				slices.Sort(uploads)
+				b.ReportMetric(float64(written)/float64(ingested), "write-amp")
+				b.ReportMetric(float64(uploads[len(uploads)-1]), "max-upload-B")
+				b.ReportMetric(float64(uploads[len(uploads)*95/100]), "p95-upload-B")
+				b.ReportMetric(float64(sum(uploads))/float64(len(uploads)), "mean-upload-B")
+				b.ReportMetric(float64(s.Backpressure().SortedRuns), "runs")
+			}
+		})
+	}
+}
+
+func sum(xs []int64) int64 {
+	var n int64
+	for _, x := range xs {
+		n += x
+	}
+	return n
+}
+
+// liveSizes maps the live data files of the newest snapshot to their sizes.
+func liveSizes(tb testing.TB, e *env) map[string]int64 {
+	latest, _, err := e.tbl.LatestSnapshotID()
+	if err != nil {
+		tb.Fatal(err)
+	}
+	live, _, err := e.tbl.LiveFiles(latest)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	out := map[string]int64{}
+	for _, f := range live {
+		out[f.File.FileName] = f.File.FileSize
+	}
+	return out
+}
+
+func lastAppendBytes(tb testing.TB, e *env, snap int64) int64 {
+	entries, _, err := e.tbl.ReadDelta(snap)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	var n int64
+	for _, f := range entries {
+		n += f.File.FileSize
+	}
+	return n
+}
+
+// arrowKeySchema is the probe schema: the primary-key fields of sch.
+func arrowKeySchema(sch *arrow.Schema) *arrow.Schema {
+	return arrow.NewSchema([]arrow.Field{sch.Field(0), sch.Field(1)}, nil)
+}
+
+func probeRecord(sch *arrow.Schema, keys []int64) arrow.Record {
+	rb := array.NewRecordBuilder(memory.DefaultAllocator, sch)
+	defer rb.Release()
+	for _, k := range keys {
+		rb.Field(0).(*array.Int32Builder).Append(0)
+		rb.Field(1).(*array.Int64Builder).Append(k)
+	}
+	return rb.NewRecordBatch()
+}

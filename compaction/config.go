@@ -1,0 +1,76 @@
+package compaction
+
+import (
+	"fmt"
+	"math"
+)
+
+// Config is the policy of one table's maintenance. The LSM shape (levels,
+// triggers, target file size) comes from the table's schema options.
+type Config struct {
+	// CommitUser names the session's commits in snapshot files.
+	CommitUser string
+	// ShapingBudget is how many bytes of new files shaping may write per
+	// checkpoint interval (between two barriers); 0 means no limit. A step
+	// larger than the whole budget still runs, alone, in an interval of its
+	// own, so shaping never starves.
+	ShapingBudget int64
+	// StepBytes bounds the input of one shaping step, so a barrier waits at
+	// most that much merging. A key-disjoint section of a compaction is
+	// never split, so a step can exceed it by one section. 0: the table's
+	// target file size.
+	StepBytes int64
+	// TTL, when set, drops rows past their time-to-live.
+	TTL *TTL
+	// RetainSnapshots is how many of the newest snapshots expiration keeps
+	// (besides pinned ones); 0 disables expiration.
+	RetainSnapshots int
+	// ExpireEvery runs expiration after that many committed barrier rounds;
+	// 0 means after every one.
+	ExpireEvery int
+	// CheckInvariants re-checks every bucket a round or step changed (each key
+	// at most once across levels >= 1 with deletion vectors applied, the
+	// newest version, no overlap within a level) and that the session's view
+	// equals a fresh walk of the table. Costly: for tests and the simulation.
+	CheckInvariants bool
+}
+
+// TTL is the state time-to-live of a table, with the semantics of the
+// subtask store: a row whose write-time column holds t (epoch millis; null
+// never expires) is absent from t + Millis on, inclusive.
+type TTL struct {
+	// Field is the BIGINT write-time column.
+	Field  string
+	Millis int64
+}
+
+// DefaultCommitUser is the commit user when Config leaves it empty.
+const DefaultCommitUser = "lakestate-maintenance"
+
+func (c Config) withDefaults(targetFileSize int64) (Config, error) {
+	if c.CommitUser == "" {
+		c.CommitUser = DefaultCommitUser
+	}
+	if c.StepBytes == 0 {
+		c.StepBytes = targetFileSize
+	}
+	switch {
+	case c.ShapingBudget < 0:
+		return c, fmt.Errorf("compaction: negative shaping budget %d", c.ShapingBudget)
+	case c.StepBytes < 0:
+		return c, fmt.Errorf("compaction: negative step size %d", c.StepBytes)
+	case c.RetainSnapshots < 0 || c.ExpireEvery < 0:
+		return c, fmt.Errorf("compaction: negative expiration setting (retain %d, every %d)", c.RetainSnapshots, c.ExpireEvery)
+	case c.TTL != nil && (c.TTL.Field == "" || c.TTL.Millis <= 0):
+		return c, fmt.Errorf("compaction: TTL needs a field and a positive duration, got %q and %d ms", c.TTL.Field, c.TTL.Millis)
+	}
+	return c, nil
+}
+
+// expiredAt is the write time at or before which a row has expired at now.
+func (t *TTL) expiredAt(nowMillis int64) int64 {
+	if nowMillis < math.MinInt64+t.Millis {
+		return math.MinInt64
+	}
+	return nowMillis - t.Millis
+}

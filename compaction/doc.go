@@ -1,0 +1,30 @@
+// Package compaction owns the maintenance of one table: the Session is the
+// only code that commits COMPACT snapshots to it, so every compaction of the
+// table is serialized through one mailbox.
+//
+// At each checkpoint barrier, after the store's data commit, the session runs
+// the minimal round synchronously: the barrier's level-0 files move to a
+// level >= 1 (upgraded in place, or rewritten when they carry deletes), each
+// of their keys is looked up in the deeper levels and the row it supersedes
+// is marked in the bucket's deletion vector, and the change is committed. The
+// round reads what the barrier wrote, plus the deeper rows its keys hit, never
+// the table: deletion-vector reads skip level 0, so a round that fails fails
+// the checkpoint instead of leaving data invisible.
+//
+// Between barriers the session shapes the tree with universal compaction
+// picks (size amplification, size ratio, run count), cut into steps that run
+// on the executor one at a time, so a barrier waits for at most one step.
+// Shaping may add only a budget of new bytes per checkpoint interval, which
+// keeps checkpoint uploads smooth. Rewrites drop rows past their TTL, and
+// files whose rows have all expired are dropped whole.
+//
+// The session keeps the table's bucket trees across barriers: a full
+// manifest walk seeds them once, and each later snapshot is folded in from
+// its delta alone. Its own commits are applied in place.
+//
+// Snapshot expiration runs here too, never removing a file that an in-flight
+// checkpoint pinned.
+//
+// [Session] is the state machine, unit-testable without actors; [Maintainer]
+// is the actor that decodes messages and calls it.
+package compaction

@@ -1,0 +1,159 @@
+package compaction
+
+import (
+	"log/slog"
+	"time"
+
+	"github.com/asynkron/protoactor-go/actor"
+
+	"github.com/lakestate/lakestate/actors"
+)
+
+// Options configure a Maintainer.
+type Options struct {
+	Config Config
+	// Notify receives *BackpressureChanged whenever the verdict changes.
+	Notify *actor.PID
+	// Every, when positive, kicks maintenance periodically even without
+	// barriers, so expired files are dropped from an idle table.
+	Every time.Duration
+}
+
+// Maintainer is the actor of one table's maintenance Session. Barrier rounds
+// run inline, in the sync phase of the checkpoint; jobs run on the executor
+// one at a time, and a barrier that arrives while one is out waits for it
+// (one step) and then goes before any further job.
+type Maintainer struct {
+	sys   *actors.System
+	t     Table
+	opts  Options
+	log   *slog.Logger
+	s     *Session
+	err   error // the session could not be created
+	queue []pendingBarrier
+	timer actors.Timer
+	token int
+	last  Backpressure
+	jobs  int // jobs finished
+}
+
+type pendingBarrier struct {
+	msg     *Barrier
+	replyTo *actor.PID
+	jobs    int // jobs finished when the barrier arrived
+}
+
+// NewMaintainer returns a producer of the maintenance actor of t, for
+// System.Spawn. A restarted actor starts a fresh session, which re-seeds its
+// view with one full walk.
+func NewMaintainer(sys *actors.System, t Table, opts Options) actor.Producer {
+	return func() actor.Actor {
+		return &Maintainer{sys: sys, t: t, opts: opts, log: sys.Logger().With("actor", "compaction")}
+	}
+}
+
+// Receive implements actor.Actor.
+func (m *Maintainer) Receive(ctx actor.Context) {
+	switch msg := ctx.Message().(type) {
+	case *actor.Started:
+		now := m.sys.Clock().Now()
+		// Commit identifiers grow across restarts because they start at
+		// the clock (microseconds); the session also skips past its own
+		// newest commit when it seeds.
+		m.s, m.err = NewSession(m.t, m.opts.Config, now.UnixMicro())
+		m.arm(ctx)
+	case *actor.Stopping:
+		if m.timer != nil {
+			m.timer.Stop()
+		}
+	case *Barrier:
+		m.queue = append(m.queue, pendingBarrier{msg: msg, replyTo: ctx.Sender(), jobs: m.jobs})
+		m.drain(ctx)
+	case *jobDone:
+		m.jobs++
+		if err := m.s.Finish(msg.result); err != nil {
+			m.log.Warn("maintenance job failed", "err", err)
+		}
+		m.drain(ctx)
+	case *Pin:
+		if m.s != nil {
+			m.s.Pin(msg.Checkpoint, msg.SnapshotID)
+		}
+	case *Unpin:
+		if m.s != nil {
+			m.s.Unpin(msg.Checkpoint)
+		}
+		m.drain(ctx)
+	case *Kick:
+		m.drain(ctx)
+	case *tick:
+		if msg.token == m.token {
+			m.arm(ctx)
+			m.drain(ctx)
+		}
+	}
+}
+
+// drain runs the waiting barrier rounds, then hands out the next job; both
+// only while no job is out.
+func (m *Maintainer) drain(ctx actor.Context) {
+	if m.s == nil {
+		for _, p := range m.queue {
+			m.reply(ctx, p, &RoundDone{Checkpoint: p.msg.Checkpoint, Err: m.err})
+		}
+		m.queue = nil
+		return
+	}
+	if m.s.Busy() {
+		return
+	}
+	for len(m.queue) > 0 {
+		p := m.queue[0]
+		m.queue = m.queue[1:]
+		done := m.round(p.msg)
+		done.WaitedJobs = m.jobs - p.jobs
+		m.reply(ctx, p, done)
+	}
+	now := m.sys.Clock().Now().UnixMilli()
+	if j := m.s.NextJob(now); j != nil {
+		m.sys.Executor().Submit(ctx.Self(), func() any { return &jobDone{result: j.Run()} })
+	}
+	m.notify(ctx)
+}
+
+func (m *Maintainer) round(b *Barrier) *RoundDone {
+	res, err := m.s.Barrier(b.SnapshotID, m.sys.Clock().Now().UnixMilli())
+	done := &RoundDone{Checkpoint: b.Checkpoint, SnapshotID: res.SnapshotID, Committed: res.Committed,
+		Backpressure: res.Backpressure, Stats: m.s.Stats(), Err: err}
+	if err != nil {
+		m.log.Error("barrier round failed", "checkpoint", b.Checkpoint, "snapshot", b.SnapshotID, "err", err)
+		return done
+	}
+	m.s.Pin(b.Checkpoint, res.SnapshotID)
+	return done
+}
+
+func (m *Maintainer) reply(ctx actor.Context, p pendingBarrier, done *RoundDone) {
+	if p.replyTo != nil {
+		ctx.Send(p.replyTo, done)
+	}
+}
+
+func (m *Maintainer) notify(ctx actor.Context) {
+	b := m.s.Backpressure()
+	if b == m.last {
+		return
+	}
+	m.last = b
+	if m.opts.Notify != nil {
+		ctx.Send(m.opts.Notify, &BackpressureChanged{Backpressure: b})
+	}
+}
+
+func (m *Maintainer) arm(ctx actor.Context) {
+	if m.opts.Every <= 0 {
+		return
+	}
+	m.token++
+	m.timer = m.sys.Clock().SendAfter(m.opts.Every, ctx.Self(), &tick{token: m.token})
+}
