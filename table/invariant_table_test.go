@@ -88,6 +88,129 @@ func appendKV(t *testing.T, tb *Table, level int32, seq int64, id int64, rows ma
 	}
 }
 
+// Barrier rounds through the table's own commit path: each round's COMPACT
+// snapshot passes CheckTable, and a read of it returns the model.
+func TestCompactRoundsCommitted(t *testing.T) {
+	tb := kvTable(t)
+	s := tb.Schema()
+	o, err := CompactionOptionsOf(s)
+	if err != nil {
+		t.Fatal(err)
+	}
+	cmp := NewKeyComparator([]DataType{Int().NotNull()})
+	dir, _ := tb.BucketDir(nil, 0)
+	files, err := NewDataBucketFiles(tb.FileIO(), dir, s, BucketFilesOptions{TargetFileSize: o.TargetFileSize, NewFileName: tb.NewDataFileName})
+	if err != nil {
+		t.Fatal(err)
+	}
+	rng := rand.New(rand.NewPCG(3, 4))
+	model := map[int32]string{}
+	seq := int64(0)
+	for round := int64(1); round <= 6; round++ {
+		rows, dels := map[int32]string{}, []int32{}
+		for range 20 {
+			k := int32(rng.IntN(40))
+			if _, dup := rows[k]; dup || slices.Contains(dels, k) {
+				continue
+			}
+			if rng.IntN(4) == 0 {
+				dels = append(dels, k)
+				delete(model, k)
+			} else {
+				rows[k] = fmt.Sprintf("v%d-%d", k, round)
+				model[k] = rows[k]
+			}
+		}
+		appendKV(t, tb, 0, seq, round, rows, dels...)
+		seq += int64(len(rows) + len(dels))
+
+		snap, _, _ := tb.LatestSnapshotID()
+		entries, index, err := tb.LiveFiles(snap)
+		if err != nil {
+			t.Fatal(err)
+		}
+		l, err := NewLevelsFromEntries(cmp, entries, o.NumLevels)
+		if err != nil {
+			t.Fatal(err)
+		}
+		dvs := DeletionVectors{}
+		for _, e := range index {
+			if dvs, err = tb.ReadDeletionVectors(e); err != nil {
+				t.Fatal(err)
+			}
+		}
+		unit, ok := o.Universal().PickLevel0(l.NumLevels(), l.SortedRuns())
+		if !ok {
+			t.Fatal("no level-0 run to pick")
+		}
+		res, err := Compact(PlanCompaction(cmp, unit, l, o), l, dvs, files)
+		if err != nil {
+			t.Fatal(err)
+		}
+		cr, err := tb.CommitCompact(res.Change(nil, 0), CommitInfo{User: "compactor", Identifier: round})
+		if err != nil {
+			t.Fatalf("round %d: %v", round, err)
+		}
+		if err := CheckTable(tb, cr.SnapshotID); err != nil {
+			t.Fatalf("round %d: %v", round, err)
+		}
+		if got := scanKV(t, tb, cr.SnapshotID); !mapsEqual(got, model) {
+			t.Fatalf("round %d: read %v\nmodel %v", round, got, model)
+		}
+	}
+}
+
+func scanKV(t *testing.T, tb *Table, snap int64) map[int32]string {
+	t.Helper()
+	entries, index, err := tb.LiveFiles(snap)
+	if err != nil {
+		t.Fatal(err)
+	}
+	l, err := NewLevelsFromEntries(NewKeyComparator([]DataType{Int().NotNull()}), entries, 6)
+	if err != nil {
+		t.Fatal(err)
+	}
+	dvs := DeletionVectors{}
+	for _, e := range index {
+		if dvs, err = tb.ReadDeletionVectors(e); err != nil {
+			t.Fatal(err)
+		}
+	}
+	dir, _ := tb.BucketDir(nil, 0)
+	files, err := NewDataBucketFiles(tb.FileIO(), dir, tb.Schema(), BucketFilesOptions{TargetFileSize: 1, NewFileName: tb.NewDataFileName})
+	if err != nil {
+		t.Fatal(err)
+	}
+	out := map[int32]string{}
+	for lv := 1; lv <= l.MaxLevel(); lv++ {
+		for _, f := range l.RunOfLevel(lv).Files {
+			it, err := files.Open(f, dvs[f.FileName])
+			if err != nil {
+				t.Fatal(err)
+			}
+			rows := it.(*dataFileRows)
+			for rows.Next() {
+				rec := rows.chunk.Rows
+				out[rec.Column(0).(*array.Int32).Value(rows.i)] = rec.Column(1).(*array.String).Value(rows.i)
+			}
+			rows.Close()
+		}
+	}
+	return out
+}
+
+func mapsEqual(a, b map[int32]string) bool {
+	if len(a) != len(b) {
+		return false
+	}
+	for k, v := range a {
+		if w, ok := b[k]; !ok || w != v {
+			return false
+		}
+	}
+	return true
+}
+
 func TestCheckTableFindsDuplicateKeys(t *testing.T) {
 	tb := kvTable(t)
 	appendKV(t, tb, 5, 0, 1, map[int32]string{1: "old", 2: "b"})

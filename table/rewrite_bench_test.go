@@ -1,0 +1,107 @@
+package table
+
+import (
+	"fmt"
+	"path"
+	"testing"
+
+	"github.com/apache/arrow-go/v18/arrow/array"
+	"github.com/apache/arrow-go/v18/arrow/memory"
+)
+
+// writeKVRange writes keys lo, lo+step, ... (n of them) as one data file.
+func writeKVRange(b testing.TB, files *DataBucketFiles, name string, level int32, lo, step int32, n int, seq int64) DataFileMeta {
+	sch, err := files.schema.ArrowSchema()
+	if err != nil {
+		b.Fatal(err)
+	}
+	rb := array.NewRecordBuilder(memory.DefaultAllocator, sch)
+	defer rb.Release()
+	seqs := make([]int64, n)
+	for i := range n {
+		rb.Field(0).(*array.Int32Builder).Append(lo + int32(i)*step)
+		rb.Field(1).(*array.StringBuilder).Append(fmt.Sprintf("value-%010d", i))
+		seqs[i] = seq + int64(i)
+	}
+	rec := rb.NewRecordBatch()
+	defer rec.Release()
+	meta, err := WriteDataFile(files.fio, path.Join(files.dir, name), files.schema, rec, seqs, nil, DataFileOptions{Level: level})
+	if err != nil {
+		b.Fatal(err)
+	}
+	return meta
+}
+
+// BenchmarkBarrierRound measures the barrier round of a deletion-vector
+// bucket: a 1000-key level-0 delta upgraded over one max-level file, with
+// the lookup marking the superseded rows. The delta's keys are spread over
+// the whole key range, so the lookup decodes one key page per key until the
+// file has fewer pages than that: compare the two sizes.
+func BenchmarkBarrierRound(b *testing.B) {
+	for _, rows := range []int{100_000, 1_000_000} {
+		b.Run(fmt.Sprintf("level5=%d", rows), func(b *testing.B) {
+			files, err := NewDataBucketFiles(NewLocalFileIO(), path.Join(b.TempDir(), "bucket-0"), kvSchema(), BucketFilesOptions{
+				TargetFileSize: 128 << 20, NewFileName: func() string { return "unused.parquet" },
+			})
+			if err != nil {
+				b.Fatal(err)
+			}
+			base := writeKVRange(b, files, "base.parquet", 5, 0, 1, rows, 0)
+			delta := writeKVRange(b, files, "delta.parquet", 0, 0, int32(rows/1000), 1000, int64(rows))
+			cmp := NewKeyComparator([]DataType{Int().NotNull()})
+			l, err := NewLevels(cmp, []DataFileMeta{base, delta}, 6)
+			if err != nil {
+				b.Fatal(err)
+			}
+			o := CompactionOptions{SmallFileSize: 0, DeletionVectors: true}
+			unit, ok := o.Universal().PickLevel0(l.NumLevels(), l.SortedRuns())
+			if !ok {
+				b.Fatal("no pick")
+			}
+			plan := PlanCompaction(cmp, unit, l, o)
+			b.ResetTimer()
+			for range b.N {
+				res, err := Compact(plan, l, DeletionVectors{}, files)
+				if err != nil {
+					b.Fatal(err)
+				}
+				if n := res.DVs[base.FileName].GetCardinality(); n != 1000 {
+					b.Fatalf("%d rows superseded, want 1000", n)
+				}
+			}
+		})
+	}
+}
+
+// BenchmarkMergeRewrite measures a full rewrite of two interleaved
+// 100k-row runs into the max level (rows merged per second).
+func BenchmarkMergeRewrite(b *testing.B) {
+	n := 0
+	files, err := NewDataBucketFiles(NewLocalFileIO(), path.Join(b.TempDir(), "bucket-0"), kvSchema(), BucketFilesOptions{
+		TargetFileSize: 128 << 20, NewFileName: func() string { n++; return fmt.Sprintf("out-%d.parquet", n) },
+	})
+	if err != nil {
+		b.Fatal(err)
+	}
+	const rows = 100_000
+	even := writeKVRange(b, files, "even.parquet", 4, 0, 2, rows, 0)
+	odd := writeKVRange(b, files, "odd.parquet", 5, 1, 2, rows, rows)
+	cmp := NewKeyComparator([]DataType{Int().NotNull()})
+	l, err := NewLevels(cmp, []DataFileMeta{even, odd}, 6)
+	if err != nil {
+		b.Fatal(err)
+	}
+	plan := PlanCompaction(cmp, CompactUnit{OutputLevel: 5, Files: l.AllFiles()}, l, CompactionOptions{SmallFileSize: 1 << 40, DeletionVectors: true})
+	b.SetBytes(int64(even.FileSize + odd.FileSize))
+	b.ResetTimer()
+	for range b.N {
+		res, err := Compact(plan, l, DeletionVectors{}, files)
+		if err != nil {
+			b.Fatal(err)
+		}
+		for _, f := range res.Added {
+			_ = files.fio.Remove(path.Join(files.dir, f.FileName))
+		}
+	}
+	b.ReportMetric(float64(2*rows*b.N)/b.Elapsed().Seconds(), "rows/s")
+}
