@@ -3,6 +3,7 @@ package table
 import (
 	"fmt"
 	"path"
+	"strings"
 
 	"github.com/RoaringBitmap/roaring/v2"
 	"github.com/apache/arrow-go/v18/arrow"
@@ -240,6 +241,7 @@ func (w *dataRowWriter) flush() error {
 		name := w.b.opts.NewFileName()
 		fw, err := NewDataFileWriter(w.b.fio, path.Join(w.b.dir, name), w.b.schema, DataFileOptions{
 			Level: w.level, Source: SourceCompact, CreationTimeMs: w.b.opts.CreationTimeMs,
+			Uncompressed: strings.EqualFold(w.b.schema.Options[OptionFileCompression], "none"),
 		})
 		if err != nil {
 			return err
