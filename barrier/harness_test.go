@@ -238,16 +238,38 @@ func makeRunDir(root string, i int) (string, error) {
 	}
 }
 
+// stop stops every actor of the job, waits until they are gone (so none
+// submits executor work while the system closes), closes the system and the
+// backends.
 func (j *job) stop() {
 	if j.sys == nil {
 		return
 	}
+	var pids []*actor.PID
 	for _, tk := range j.tasks {
-		j.sys.Stop(tk.pid)
+		pids = append(pids, tk.relay, tk.pid)
+	}
+	pids = append(pids, j.coord, j.uploader)
+	w, err := actors.NewProbe(j.sys, "stopper")
+	if err != nil {
+		j.t.Fatal(err)
+	}
+	for _, pid := range pids {
+		w.Watch(pid)
+		j.sys.Stop(pid)
+	}
+	for range pids {
+		if _, err := actors.Expect[*actor.Terminated](w); err != nil {
+			j.t.Errorf("stopping the job: %v", err)
+			break
+		}
 	}
 	j.sys.Close()
 	for _, tk := range j.tasks {
 		tk.backend.Close()
+	}
+	for _, r := range j.restored {
+		r.Close()
 	}
 	j.sys = nil
 }

@@ -4,6 +4,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/lakestate/lakestate/actors"
 	"github.com/lakestate/lakestate/barrier"
 )
 
@@ -131,20 +132,31 @@ func TestAbortedCheckpointIsNotReused(t *testing.T) {
 		j.put(k, k)
 	}
 	c1 := j.mustComplete(barrier.KindCheckpoint)
-	other := fileSet(j.metadata(c1), 1)
-	var backend1 string
 	op, _ := j.metadata(c1).Operator(opID)
-	backend1 = op.Subtasks[1].BackendID
-	_ = other
+	backend1 := op.Subtasks[1].BackendID
 	for k := range int64(300) {
 		j.put(k+1, k)
 	}
-	// Subtask 1's uploads of checkpoint 2 fail for good; subtask 0's succeed.
+	// Subtask 1's uploads of checkpoint 2 fail for good, after subtask 0's
+	// succeeded and were acknowledged.
 	f := blobs.inject(&blobFault{op: "put", match: func(n string) bool {
 		return strings.HasPrefix(n, "shared/chk-2/"+backend1)
 	}})
-	c2 := j.checkpoint(barrier.KindCheckpoint)
-	if c2.err == nil {
+	id := j.trigger(barrier.KindCheckpoint)
+	c2 := outcome{id: id}
+	for _, tk := range j.tasks {
+		j.sys.Send(tk.relay, &barrier.Barrier{ID: id, Kind: barrier.KindCheckpoint, Store: tk.store, ReplyTo: tk.syncs.PID()})
+		sd, err := actors.Expect[*barrier.SyncDone](tk.syncs)
+		if err != nil {
+			t.Fatal(err)
+		}
+		c2.syncs = append(c2.syncs, sd)
+		j.sys.Request(tk.relay, &barrier.Drain{}, j.ctl.PID())
+		if _, err := actors.Expect[*barrier.Drained](j.ctl); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if c2.err, _ = j.await(id); c2.err == nil {
 		t.Fatal("checkpoint 2 completed despite a failed upload")
 	}
 	if f.hits == 0 {
