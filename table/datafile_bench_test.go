@@ -217,16 +217,18 @@ func BenchmarkCommit100K(b *testing.B) {
 		}
 		report(b)
 	})
-	b.Run("datafile-encode", func(b *testing.B) {
-		fio := newMemFS()
-		start()
-		for b.Loop() {
-			if _, err := WriteDataFile(fio, "bucket-0/data.parquet", s, rec, seqs, nil, DataFileOptions{}); err != nil {
-				b.Fatal(err)
+	for _, codec := range []string{"zstd", "snappy"} {
+		b.Run("datafile-encode-"+codec, func(b *testing.B) {
+			fio := newMemFS()
+			start()
+			for b.Loop() {
+				if _, err := WriteDataFile(fio, "bucket-0/data.parquet", s, rec, seqs, nil, DataFileOptions{Compression: codec}); err != nil {
+					b.Fatal(err)
+				}
 			}
-		}
-		report(b)
-	})
+			report(b)
+		})
+	}
 	b.Run("commit-local", func(b *testing.B) {
 		dir := filepath.Join(b.TempDir(), "t")
 		tbl, err := Create(NewLocalFileIO(), dir, *s)

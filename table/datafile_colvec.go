@@ -465,3 +465,34 @@ func (v *colVec) arrow() (arrow.Array, error) {
 func asBytesI32(s []int32) []byte {
 	return unsafe.Slice((*byte)(unsafe.Pointer(&s[0])), len(s)*4)
 }
+
+// vecOfArrow views an Arrow array of the Arrow type of t as a colVec without
+// copying; ok is false for arrays it cannot view (sliced ones).
+func vecOfArrow(a arrow.Array, t DataType) (*colVec, bool) {
+	d := a.Data()
+	if d.Offset() != 0 {
+		return nil, false
+	}
+	want, err := ArrowType(t)
+	if err != nil || !arrow.TypeEqual(want, a.DataType()) {
+		return nil, false
+	}
+	bufs := d.Buffers()
+	v := &colVec{t: t, width: arrowWidth(t), n: a.Len(), nulls: a.NullN()}
+	if v.nulls > 0 {
+		v.valid = bufs[0].Bytes()
+	}
+	switch {
+	case v.isVar():
+		raw := bufs[1].Bytes()
+		v.offs = unsafe.Slice((*int32)(unsafe.Pointer(unsafe.SliceData(raw))), v.n+1)
+		if len(bufs) > 2 && bufs[2] != nil {
+			v.data = bufs[2].Bytes()
+		}
+	case t.Root == TypeBoolean:
+		v.bits = bufs[1].Bytes()
+	default:
+		v.fixed = bufs[1].Bytes()
+	}
+	return v, true
+}

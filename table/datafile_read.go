@@ -91,7 +91,7 @@ func openDataFile(f ReadableFile, path string, s *Schema) (d *DataFile, err erro
 	if err := checkFraming(f, f.Size()); err != nil {
 		return nil, corruptError(path, err)
 	}
-	pf, err := parquet.OpenFile(f, f.Size(), parquet.SkipBloomFilters(true), parquet.SkipPageIndex(true))
+	pf, err := parquet.OpenFile(f, f.Size(), parquet.SkipBloomFilters(true), parquet.SkipPageIndex(true), parquet.ReadBufferSize(16<<10))
 	if err != nil {
 		return nil, corruptError(path, err)
 	}

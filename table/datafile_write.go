@@ -9,6 +9,7 @@ import (
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/array"
 	"github.com/parquet-go/parquet-go"
+	"github.com/parquet-go/parquet-go/compress/snappy"
 	"github.com/parquet-go/parquet-go/compress/zstd"
 	"github.com/parquet-go/parquet-go/deprecated"
 )
@@ -20,9 +21,12 @@ const DefaultPageRows = 1024
 
 // DataFileOptions say how a data file is written and what its meta records.
 type DataFileOptions struct {
-	Level          int32
-	Source         FileSource
-	Uncompressed   bool // default zstd
+	Level  int32
+	Source FileSource
+	// Compression of the pages: "zstd", "snappy" or "none"; empty takes the
+	// schema's file.compression option, whose default is zstd as in Paimon.
+	Compression    string
+	Uncompressed   bool // same as Compression "none"
 	PageRows       int  // 0: DefaultPageRows
 	CreationTimeMs *int64
 }
@@ -88,8 +92,23 @@ func NewDataFileWriter(fio FileIO, path string, s *Schema, opts DataFileOptions)
 		parquet.ColumnIndexSizeLimit(func([]string) int { return 64 }),
 		parquet.CreatedBy("lakestate", "1", ""),
 	}
-	if !opts.Uncompressed {
+	codec := opts.Compression
+	if opts.Uncompressed {
+		codec = "none"
+	}
+	if codec == "" {
+		codec = s.Options[OptionFileCompression]
+	}
+	switch codec {
+	case "", "zstd":
 		cfg = append(cfg, parquet.Compression(&zstd.Codec{Level: zstd.SpeedFastest, Concurrency: 1}))
+	case "snappy":
+		cfg = append(cfg, parquet.Compression(&snappy.Codec{}))
+	case "none", "uncompressed":
+	default:
+		f.Close()
+		_ = fio.Remove(path)
+		return nil, fmt.Errorf("data file %s: unsupported compression %q (zstd, snappy or none)", path, codec)
 	}
 	w.pw = parquet.NewWriter(w.out, cfg...)
 	w.stats = make([]colStats, len(s.Fields))

@@ -44,7 +44,7 @@ func (v *View) ProbeIndexed(keys arrow.Record) (arrow.Record, []int32, error) {
 			return nil, nil, err
 		}
 	}
-	return v.assembleHits(hits)
+	return v.assembleHits(hits, keys)
 }
 
 // probeGroup is the part of a probe batch that falls in one bucket.
@@ -324,8 +324,9 @@ func (v *View) probeMerged(g probeGroup, hits []probeHit) ([]probeHit, error) {
 }
 
 // assembleHits reads the full rows of the hits, file by file and page by
-// page, and returns them ordered by probe index.
-func (v *View) assembleHits(hits []probeHit) (arrow.Record, []int32, error) {
+// page, and returns them ordered by probe index. Fields the probe record
+// carries (the key, the partition) are copied from it rather than decoded.
+func (v *View) assembleHits(hits []probeHit, keys arrow.Record) (arrow.Record, []int32, error) {
 	slices.SortFunc(hits, func(a, b probeHit) int {
 		if a.f != b.f {
 			return bytes.Compare([]byte(a.f.path), []byte(b.f.path))
@@ -333,6 +334,12 @@ func (v *View) assembleHits(hits []probeHit) (arrow.Record, []int32, error) {
 		return cmpInt64(a.pos, b.pos)
 	})
 	fields := v.schema.Fields
+	fromProbe := make([]*colVec, len(fields))
+	for i, f := range fields {
+		if idx := keys.Schema().FieldIndices(f.Name); len(idx) > 0 {
+			fromProbe[i], _ = vecOfArrow(keys.Column(idx[0]), f.Type)
+		}
+	}
 	type fileRows struct {
 		vecs []*colVec
 	}
@@ -355,6 +362,9 @@ func (v *View) assembleHits(hits []probeHit) (arrow.Record, []int32, error) {
 		}
 		vecs := make([]*colVec, len(fields))
 		for i, fd := range fields {
+			if fromProbe[i] != nil {
+				continue
+			}
 			vecs[i] = newColVec(fd.Type)
 			if c := df.fieldCols[i]; c >= 0 {
 				if err := df.readRows(c, pos, vecs[i]); err != nil {
@@ -381,6 +391,10 @@ func (v *View) assembleHits(hits []probeHit) (arrow.Record, []int32, error) {
 	outs := make([]*colVec, len(fields))
 	for i, fd := range fields {
 		outs[i] = newColVec(fd.Type)
+		if src := fromProbe[i]; src != nil {
+			outs[i].gather(src, ids)
+			continue
+		}
 		for _, o := range order {
 			w := where[o]
 			outs[i].appendRow(parts[w[0]].vecs[i], int(w[1]))

@@ -49,10 +49,11 @@ type levelSpec struct {
 // (lower-numbered, newer) levels rewrite a subset with a newer version, and
 // deletion vectors mask every superseded row, as the maintenance round
 // leaves a table. Pebble gets each level's rows as one flushed batch.
-func newProbeBench(b *testing.B, n int, levels []levelSpec) *probeBench {
+func newProbeBench(b *testing.B, n int, levels []levelSpec, codec string) *probeBench {
 	b.Helper()
 	dir := b.TempDir()
 	s := benchSchema(true)
+	s.Options[OptionFileCompression] = codec
 	fio := NewLocalFileIO()
 	all := sortedBenchKeys(0, int64(n), 1)
 	db, err := pebble.Open(filepath.Join(dir, "pebble"), &pebble.Options{DisableWAL: true})
@@ -164,18 +165,21 @@ func BenchmarkProbe(b *testing.B) {
 		name   string
 		rows   int
 		levels []levelSpec
+		codec  string
 	}{
-		{"1M/one-file", 1_000_000, []levelSpec{{level: 5, every: 1, files: 1}}},
-		{"1M/levels", 1_000_000, []levelSpec{{5, 1, 8}, {4, 10, 2}, {2, 50, 1}, {1, 100, 1}}},
-		{"10M/one-file", 10_000_000, []levelSpec{{level: 5, every: 1, files: 1}}},
-		{"10M/levels", 10_000_000, []levelSpec{{5, 1, 16}, {4, 10, 4}, {2, 50, 2}, {1, 100, 1}}},
+		{"1M/one-file", 1_000_000, []levelSpec{{level: 5, every: 1, files: 1}}, "zstd"},
+		{"1M/levels", 1_000_000, []levelSpec{{5, 1, 8}, {4, 10, 2}, {2, 50, 1}, {1, 100, 1}}, "zstd"},
+		{"1M/one-file-snappy", 1_000_000, []levelSpec{{level: 5, every: 1, files: 1}}, "snappy"},
+		{"1M/levels-snappy", 1_000_000, []levelSpec{{5, 1, 8}, {4, 10, 2}, {2, 50, 1}, {1, 100, 1}}, "snappy"},
+		{"10M/one-file", 10_000_000, []levelSpec{{level: 5, every: 1, files: 1}}, "zstd"},
+		{"10M/levels", 10_000_000, []levelSpec{{5, 1, 16}, {4, 10, 4}, {2, 50, 2}, {1, 100, 1}}, "zstd"},
 	}
 	for _, sh := range shapes {
 		b.Run(sh.name, func(b *testing.B) {
 			if sh.rows > 1_000_000 && testing.Short() {
 				b.Skip("10M-row setup skipped under -short")
 			}
-			pb := newProbeBench(b, sh.rows, sh.levels)
+			pb := newProbeBench(b, sh.rows, sh.levels, sh.codec)
 			for _, k := range []int{1000, 10000} {
 				sets := pb.probeSets(k, 8)
 				recs := make([]arrow.Record, len(sets))
