@@ -5,6 +5,8 @@ import (
 	"crypto/rand"
 	"errors"
 	"fmt"
+	"io"
+	mrand "math/rand/v2"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -37,12 +39,15 @@ type jobConfig struct {
 	restoreLatest bool
 	memTable      uint64
 	retry         barrier.RetryPolicy
+	// sim runs the job in a simulation of this seed (0: the real system).
+	sim uint64
 }
 
 type job struct {
 	t         testing.TB
 	cfg       jobConfig
 	sys       *actors.System
+	sim       *actors.Sim
 	blobs     *memBlobs
 	fs        *faultyFS
 	root      string
@@ -115,7 +120,12 @@ func startJob(t testing.TB, blobs *memBlobs, fs *faultyFS, root string, cfg jobC
 		cfg.retry.Backoff = time.Millisecond
 	}
 	sys := actors.NewSystem(actors.Options{ExecutorLimit: 8})
-	j := &job{t: t, cfg: cfg, sys: sys, blobs: blobs, fs: fs, root: root}
+	var sim *actors.Sim
+	if cfg.sim != 0 {
+		sim = actors.NewSim(actors.SimOptions{Options: actors.Options{Seed: cfg.sim}})
+		sys = sim.System()
+	}
+	j := &job{t: t, cfg: cfg, sys: sys, sim: sim, blobs: blobs, fs: fs, root: root}
 	t.Cleanup(j.stop)
 	probe := func(name string) *actors.Probe {
 		p, err := actors.NewProbe(sys, name)
@@ -162,7 +172,11 @@ func startJob(t testing.TB, blobs *memBlobs, fs *faultyFS, root string, cfg jobC
 			t.Fatal(err)
 		}
 		tk.workDir = filepath.Join(dir, "work")
-		id, err := barrier.NewBackendID(rand.Reader)
+		entropy := io.Reader(rand.Reader)
+		if sim != nil {
+			entropy = mrand.NewChaCha8([32]byte{byte(cfg.sim), byte(i), byte(len(j.blobs.names()))})
+		}
+		id, err := barrier.NewBackendID(entropy)
 		if err != nil {
 			t.Fatal(err)
 		}

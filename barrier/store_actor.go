@@ -135,7 +135,7 @@ func (m *staleRemoved) Trace() string { return fmt.Sprintf("err=%v", m.err) }
 func (m *storeFlushed) Trace() string {
 	return fmt.Sprintf("id=%d tables=%d err=%v", m.id, len(m.tables), m.err)
 }
-func (m *chkRemoved) Trace() string { return fmt.Sprintf("dir=%s err=%v", m.dir, m.err) }
+func (m *chkRemoved) Trace() string { return fmt.Sprintf("err=%v", m.err) }
 
 func (s *StoreActor) Receive(ctx actor.Context) {
 	s.ctx = ctx
