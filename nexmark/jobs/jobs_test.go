@@ -109,7 +109,7 @@ func runScenario(t *testing.T, sys *actors.System, q jobs.Query, sc scenario) ne
 		Backend:     sc.backend(),
 		Checkpoints: checkpoints,
 		BatchSize:   256,
-		Wait:        20 * time.Second,
+		Wait:        2 * time.Minute,
 	}
 	perSplit := int64(testEvents / testSplits)
 	if sc.restoreAt == 0 {
