@@ -3,6 +3,7 @@ package subtask_test
 import (
 	"fmt"
 	"math/rand/v2"
+	"syscall"
 	"testing"
 
 	"github.com/lakestate/lakestate/subtask"
@@ -44,6 +45,7 @@ func benchBatches(b *testing.B, s *subtask.Store, space int64, checkpoints bool,
 	}
 	id := int64(1)
 	b.ResetTimer()
+	cpu0 := processCPU(b)
 	for done, batches := 0, 0; done < b.N; batches++ {
 		n := min(benchBatch, b.N-done)
 		for i := 0; i < n; i++ {
@@ -61,6 +63,18 @@ func benchBatches(b *testing.B, s *subtask.Store, space int64, checkpoints bool,
 			}
 		}
 	}
+	b.ReportMetric(float64(processCPU(b)-cpu0)/float64(b.N), "cpu-ns/op")
+}
+
+// processCPU is the CPU time the process used so far, in nanoseconds, every
+// thread included (GC, Pebble's compactions). On a shared machine it is a
+// steadier measure than wall time.
+func processCPU(b *testing.B) int64 {
+	var ru syscall.Rusage
+	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &ru); err != nil {
+		b.Fatal(err)
+	}
+	return ru.Utime.Nano() + ru.Stime.Nano()
 }
 
 // BenchmarkValueGetBatch reads committed keys (hits) or keys the table
