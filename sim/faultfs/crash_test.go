@@ -125,6 +125,12 @@ func TestPublishExclusive(t *testing.T) {
 	if string(got) != "a" {
 		t.Fatalf("target holds %q, want the first publisher's content", got)
 	}
+	if err := f.PublishExclusive("/t/snap", "/missing/snap"); !errors.Is(err, fs.ErrNotExist) {
+		t.Fatalf("publish into a missing directory: %v, want not exist", err)
+	}
+	if _, err := f.Stat("/t/snap"); err != nil {
+		t.Fatalf("a failed publish into a missing directory lost its source: %v", err)
+	}
 }
 
 func TestLinkedNamesShareContent(t *testing.T) {

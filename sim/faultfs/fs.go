@@ -138,12 +138,12 @@ func (f *FS) PublishExclusive(tmp, target string) error {
 	if err != nil {
 		return err
 	}
+	if !f.dirExists(path.Dir(target)) {
+		return notExist("publish", target)
+	}
 	delete(f.names, tmp)
 	if _, exists := f.names[target]; exists || f.dirs[target] {
 		return fmt.Errorf("publish %s: %w", target, fs.ErrExist)
-	}
-	if !f.dirExists(path.Dir(target)) {
-		return notExist("publish", target)
 	}
 	f.names[target] = n
 	return nil
@@ -158,8 +158,11 @@ func (f *FS) Rename(src, dst string) error {
 	if err != nil {
 		return err
 	}
-	if !f.dirExists(path.Dir(dst)) || f.dirs[dst] {
-		return &fs.PathError{Op: "rename", Path: dst, Err: fs.ErrInvalid}
+	if !f.dirExists(path.Dir(dst)) {
+		return notExist("rename", dst)
+	}
+	if f.dirs[dst] {
+		return &fs.PathError{Op: "rename", Path: dst, Err: fs.ErrExist}
 	}
 	delete(f.names, src)
 	f.names[dst] = n
