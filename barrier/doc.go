@@ -9,6 +9,16 @@
 // uploader actors decode messages and call these methods, and every rule is
 // unit-testable without actors.
 //
+// Around them run the checkpoint actors: the Coordinator (triggers, collects
+// acknowledgements, writes the metadata, notifies completion or abort,
+// retains the last checkpoints and sweeps orphans when it starts), the
+// Uploader (bounded, retried uploads that discard what they put when they
+// fail or are cancelled), and one Store actor per operator subtask (the sync
+// phase over the subtask's lent store: flush, listing, reuse decision against
+// the last confirmed checkpoint, hand-off to the uploader), with the
+// per-store reuse History and RestoreSubtask (aligned adoption or a
+// key-group clip) beside them. barrier imports subtask, never the reverse.
+//
 // The rules follow Flink's incremental checkpoints: a checkpoint references
 // (by placeholder) only files that a registered checkpoint uploaded; a
 // re-upload of a confirmed file is discarded in favour of the confirmed copy;
