@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"fmt"
 	"math/rand/v2"
-	"os"
 	"path"
 	"reflect"
 	"slices"
@@ -12,8 +11,6 @@ import (
 
 	"github.com/apache/arrow-go/v18/arrow/array"
 	"github.com/apache/arrow-go/v18/arrow/memory"
-	"github.com/parquet-go/parquet-go"
-	"github.com/parquet-go/parquet-go/format"
 )
 
 // kvSchema is a two-column table: k INT primary key, v STRING.
@@ -206,42 +203,5 @@ func TestCompactRollsAtTargetSize(t *testing.T) {
 	}
 	if !bytes.Equal(l.RunOfLevel(5).Files[0].MinKey, in.MinKey) {
 		t.Fatal("first output does not start at the input's min key")
-	}
-}
-
-// A table with file.compression=none gets uncompressed compaction output.
-func TestCompactHonorsFileCompression(t *testing.T) {
-	for _, codec := range []string{"none", "zstd"} {
-		b := newKVBucket(t, 1<<30)
-		b.schema = kvSchema()
-		b.schema.Options[OptionFileCompression] = codec
-		var rs []kvRow
-		for k := range int32(200) {
-			rs = append(rs, kvRow{k: k, v: "same value in every row", seq: int64(k)})
-		}
-		in := writeKV(t, b, "in.parquet", 0, rs)
-		l, err := NewLevels(NewKeyComparator([]DataType{Int().NotNull()}), []DataFileMeta{in}, 6)
-		if err != nil {
-			t.Fatal(err)
-		}
-		plan := CompactPlan{OutputLevel: 5, DropDelete: true, Steps: []CompactStep{{Kind: StepRewrite, Sections: [][]SortedRun{{{Files: []DataFileMeta{in}}}}}}}
-		res, err := Compact(plan, l, DeletionVectors{}, b)
-		if err != nil {
-			t.Fatal(err)
-		}
-		f, err := os.Open(path.Join(b.dir, res.Added[0].FileName))
-		if err != nil {
-			t.Fatal(err)
-		}
-		st, _ := f.Stat()
-		pf, err := parquet.OpenFile(f, st.Size())
-		if err != nil {
-			t.Fatal(err)
-		}
-		got := pf.Metadata().RowGroups[0].Columns[0].MetaData.Codec
-		f.Close()
-		if want := map[string]format.CompressionCodec{"none": format.Uncompressed, "zstd": format.Zstd}[codec]; got != want {
-			t.Fatalf("file.compression=%s: output codec %v, want %v", codec, got, want)
-		}
 	}
 }
