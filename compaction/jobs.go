@@ -135,14 +135,13 @@ func (s *Session) NextJob(nowMillis int64) *Job {
 }
 
 func (s *Session) nextJob(nowMillis int64) *Job {
+	if s.jobFailed {
+		return nil
+	}
 	if s.expireDue() {
 		return &Job{Kind: JobExpire, t: s.t, keep: s.cfg.RetainSnapshots, pins: s.pinSet()}
 	}
 	if !s.valid {
-		if s.seedFailed {
-			// Retried by the next barrier round, not in a loop.
-			return nil
-		}
 		return &Job{Kind: JobSeed, t: s.t, s: s}
 	}
 	if s.budget.exhausted() {
@@ -224,6 +223,7 @@ func (s *Session) Finish(r *JobResult) error {
 	j := r.job
 	if r.err != nil {
 		s.stats.JobErrors++
+		s.jobFailed = true
 		if r.attempted {
 			s.valid = false
 		}
@@ -232,7 +232,7 @@ func (s *Session) Finish(r *JobResult) error {
 	switch j.Kind {
 	case JobSeed:
 		err := s.install(r.loaded)
-		s.seedFailed = err != nil
+		s.jobFailed = err != nil
 		return err
 	case JobExpire:
 		s.roundsSinceExpire = 0
@@ -270,8 +270,16 @@ func (s *Session) expireDue() bool {
 // moves its pin.
 func (s *Session) Pin(checkpoint, snapshot int64) { s.pins[checkpoint] = snapshot }
 
-// Unpin releases a checkpoint's pin (completed, aborted or subsumed).
-func (s *Session) Unpin(checkpoint int64) { delete(s.pins, checkpoint) }
+// Unpin releases a checkpoint's pin (completed, aborted or subsumed), and
+// with upTo the pins of every earlier checkpoint too, so a lost
+// notification cannot hold expiration back forever.
+func (s *Session) Unpin(checkpoint int64, upTo bool) {
+	for c := range s.pins {
+		if c == checkpoint || (upTo && c < checkpoint) {
+			delete(s.pins, c)
+		}
+	}
+}
 
 func (s *Session) pinSet() table.PinSet { return table.PinSet{Snapshots: s.Pins()} }
 

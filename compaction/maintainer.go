@@ -66,6 +66,9 @@ func (m *Maintainer) Receive(ctx actor.Context) {
 		if m.timer != nil {
 			m.timer.Stop()
 		}
+		if m.s != nil {
+			m.s.Close()
+		}
 	case *Barrier:
 		m.queue = append(m.queue, pendingBarrier{msg: msg, replyTo: ctx.Sender(), jobs: m.jobs})
 		m.drain(ctx)
@@ -81,7 +84,7 @@ func (m *Maintainer) Receive(ctx actor.Context) {
 		}
 	case *Unpin:
 		if m.s != nil {
-			m.s.Unpin(msg.Checkpoint)
+			m.s.Unpin(msg.Checkpoint, msg.UpTo)
 		}
 		m.drain(ctx)
 	case *Kick:

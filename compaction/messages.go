@@ -48,13 +48,16 @@ type Pin struct {
 func (m *Pin) Trace() string { return fmt.Sprintf("chk=%d snapshot=%d", m.Checkpoint, m.SnapshotID) }
 
 // Unpin releases a checkpoint's pin once it completed, aborted or was
-// subsumed.
+// subsumed. With UpTo it also releases every earlier checkpoint's pin (send
+// it on Complete: a completed checkpoint subsumes the earlier ones, and their
+// own notifications may never come).
 type Unpin struct {
 	Checkpoint int64
+	UpTo       bool
 }
 
 // Trace implements actors.Traceable.
-func (m *Unpin) Trace() string { return fmt.Sprintf("chk=%d", m.Checkpoint) }
+func (m *Unpin) Trace() string { return fmt.Sprintf("chk=%d upto=%t", m.Checkpoint, m.UpTo) }
 
 // Kick asks for maintenance now: shaping, file drops, expiration. Barrier
 // rounds kick on their own.

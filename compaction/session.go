@@ -26,11 +26,11 @@ type Session struct {
 	// The view: valid once seeded by a full walk; seen is the newest
 	// snapshot folded into it, own the session's commits past seen that are
 	// already applied in place (foreign commits may precede them).
-	valid      bool
-	seedFailed bool // a walk off the actor failed; the next round retries
-	seen       int64
-	own        map[int64]bool
-	trees      trees
+	valid     bool
+	jobFailed bool // a job failed: no more jobs until the next round, not a retry loop
+	seen      int64
+	own       map[int64]bool
+	trees     trees
 
 	nextCommitID      int64
 	budget            budget
@@ -124,7 +124,7 @@ func (s *Session) Barrier(snapshotID, nowMillis int64) (RoundResult, error) {
 	s.mustBeIdle("barrier round")
 	s.stats.Rounds++
 	s.budget.reset()
-	s.seedFailed = false
+	s.jobFailed = false
 	if err := s.sync(); err != nil {
 		return RoundResult{}, err
 	}
@@ -255,6 +255,7 @@ func (s *Session) foldForeign(id int64, entries []table.ManifestEntry) error {
 
 // seed rebuilds the view from one full walk of the newest snapshot.
 func (s *Session) seed() error {
+	s.trees.close()
 	s.trees, s.own, s.valid, s.seen = trees{}, map[int64]bool{}, false, 0
 	return s.install(s.load())
 }
@@ -298,6 +299,7 @@ func (s *Session) install(l loaded) error {
 	if l.err != nil {
 		return l.err
 	}
+	s.trees.close()
 	s.trees, s.seen, s.own, s.valid = l.trees, l.snapshot, map[int64]bool{}, true
 	s.nextCommitID = max(s.nextCommitID, l.ownNewest+1)
 	return nil
@@ -318,6 +320,7 @@ func (s *Session) bucketFiles(tr *tree, nowMillis int64) (*table.DataBucketFiles
 		TargetFileSize: s.opts.TargetFileSize,
 		NewFileName:    s.t.NewDataFileName,
 		CreationTimeMs: &created,
+		LookupCache:    tr.lookups,
 	})
 }
 
@@ -393,6 +396,7 @@ func (s *Session) applyOwn(id int64, work []bucketChange) error {
 			return fmt.Errorf("compaction: apply own commit %d to bucket %d: %w", id, tr.bucket, err)
 		}
 		tr.dvs = w.res.DVs
+		tr.retainLookups()
 	}
 	if id == s.seen+1 {
 		s.seen = id
@@ -431,6 +435,10 @@ func newFiles(res table.CompactResult) []table.DataFileMeta {
 	}
 	return out
 }
+
+// Close releases the files the session keeps open. The session is not
+// used afterwards.
+func (s *Session) Close() { s.trees.close() }
 
 // Busy reports whether a job is out.
 func (s *Session) Busy() bool { return s.jobOut }

@@ -276,7 +276,7 @@ func TestExpirationKeepsPinnedSnapshots(t *testing.T) {
 	if _, err := e.tbl.Snapshot(first.SnapshotID); err != nil {
 		t.Fatalf("pinned snapshot %d: %v", first.SnapshotID, err)
 	}
-	s.Unpin(1)
+	s.Unpin(1, false)
 	e.round(s, puts(0, 10, "c"), nil)
 	runExpire(t, e, s)
 	for _, p := range pinnedFiles {

@@ -4,6 +4,7 @@ import (
 	"cmp"
 	"fmt"
 	"maps"
+	"path"
 	"slices"
 
 	"github.com/lakestate/lakestate/table"
@@ -21,6 +22,26 @@ type tree struct {
 	// pending are the remaining steps of the shaping compaction in
 	// progress, run before anything is picked again.
 	pending []table.CompactPlan
+	// lookups keeps the files barrier rounds look keys up in open across
+	// rounds, so a round pays for the pages its keys touch, not for opening
+	// the deep files again.
+	lookups *table.DataFileCache
+}
+
+// retainLookups closes the cached files that left the tree.
+func (t *tree) retainLookups() {
+	live := map[string]bool{}
+	for _, f := range t.levels.AllFiles() {
+		live[path.Join(t.dir, f.FileName)] = true
+	}
+	t.lookups.Retain(func(p string) bool { return live[p] })
+}
+
+// close releases what the trees hold open.
+func (ts trees) close() {
+	for _, t := range ts {
+		t.lookups.Close()
+	}
 }
 
 // trees is the view of every bucket of the table.
@@ -57,7 +78,8 @@ func (s *Session) treeIn(ts trees, partition []byte, bucket int32) (*tree, error
 	if err != nil {
 		return nil, err
 	}
-	t := &tree{key: k, partition: partition, bucket: bucket, dir: dir, levels: levels, dvs: table.DeletionVectors{}}
+	t := &tree{key: k, partition: partition, bucket: bucket, dir: dir, levels: levels, dvs: table.DeletionVectors{},
+		lookups: table.NewDataFileCache(s.t.FileIO(), s.schema)}
 	ts[k] = t
 	return t, nil
 }

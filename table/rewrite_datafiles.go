@@ -37,6 +37,9 @@ type BucketFilesOptions struct {
 	NewFileName func() string
 	// CreationTimeMs, when set, is recorded in the metadata of new files.
 	CreationTimeMs *int64
+	// LookupCache, when set, keeps the files FindKeys reads open across
+	// calls (see DataFileCache).
+	LookupCache *DataFileCache
 }
 
 // NewDataBucketFiles reads and writes the data files in dir, a bucket
@@ -78,11 +81,11 @@ func (b *DataBucketFiles) Open(f DataFileMeta, deleted *roaring.Bitmap) (RowIter
 // FindKeys looks keys up in f through its page index: pages whose bounds
 // exclude a key are not decoded, so the cost follows the keys, not the file.
 func (b *DataBucketFiles) FindKeys(f DataFileMeta, keys [][]byte) ([]int64, error) {
-	d, err := OpenDataFile(b.fio, b.path(f), b.schema)
+	d, release, err := b.lookupFile(f)
 	if err != nil {
 		return nil, err
 	}
-	defer d.Close()
+	defer release()
 	ids := make([]int32, len(keys))
 	out := make([]int64, len(keys))
 	for i := range ids {
