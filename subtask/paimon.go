@@ -1,6 +1,7 @@
 package subtask
 
 import (
+	"bytes"
 	"errors"
 	"fmt"
 	"io"
@@ -304,41 +305,82 @@ func (t *paimonTable) get(keys []string, found func(int, Row)) error {
 		return fmt.Errorf("paimon backend: table %q: probe: %w", t.l.Name, err)
 	}
 	defer res.Release()
-	return t.codec.rows(res, func(i int, key string, vals Row) bool {
+	var bad error
+	_, err = t.codec.rows(res, nil, func(i int, key string, vals Row) bool {
 		j := int(idx[i])
 		if key != keys[j] {
-			err = fmt.Errorf("paimon backend: table %q: probe returned another key for probe %d", t.l.Name, j)
+			bad = fmt.Errorf("paimon backend: table %q: probe returned another key for probe %d", t.l.Name, j)
 			return false
 		}
 		found(j, vals)
 		return true
 	})
+	if err != nil {
+		return err
+	}
+	return bad
 }
 
 func (t *paimonTable) scanPrefixes(prefixes []string, fn func(int, entry)) error {
 	if t.view == nil {
 		return nil
 	}
-	n := t.l.prefixCols()
-	for i, p := range prefixes {
-		datums, _, err := t.codec.prefixDatums(p, n)
-		if err != nil {
+	for i := 0; i < len(prefixes); {
+		j := i + 1
+		for j < len(prefixes) && keyGroupOf(prefixes[j]) == keyGroupOf(prefixes[i]) {
+			j++
+		}
+		if err := t.scanGroup(prefixes[i:j], func(p int, e entry) { fn(i+p, e) }); err != nil {
 			return err
 		}
-		it, err := t.view.ScanPrefixRange(datums, table.NullDatum, table.NullDatum)
-		if err != nil {
-			return fmt.Errorf("paimon backend: table %q: prefix scan: %w", t.l.Name, err)
-		}
-		err = t.drain(it, func(e entry) bool { fn(i, e); return true })
-		if err != nil {
-			return err
-		}
+		i = j
 	}
 	return nil
 }
 
-// drain feeds every row of an iterator to fn and closes it.
-func (t *paimonTable) drain(it table.RecordIterator, fn func(entry) bool) error {
+// scanGroup reads the rows under sorted prefixes of one key group: a lone
+// prefix with a prefix scan, several with one range scan of the key group from
+// the first prefix on (one pass over the pages instead of one per key),
+// stopping after the last.
+func (t *paimonTable) scanGroup(group []string, fn func(int, entry)) error {
+	var datums []table.Datum
+	lo := table.NullDatum
+	if len(group) == 1 {
+		d, _, err := t.codec.prefixDatums(group[0], t.l.prefixCols())
+		if err != nil {
+			return err
+		}
+		datums = d
+	} else {
+		d, _, err := t.codec.prefixDatums(group[0], 2)
+		if err != nil {
+			return err
+		}
+		datums, lo = d[:1], d[1]
+	}
+	it, err := t.view.ScanPrefixRange(datums, lo, table.NullDatum)
+	if err != nil {
+		return fmt.Errorf("paimon backend: table %q: prefix scan: %w", t.l.Name, err)
+	}
+	p := 0
+	want := func(key []byte) rowAction {
+		for p < len(group) && group[p] < string(key) && !bytes.HasPrefix(key, []byte(group[p])) {
+			p++
+		}
+		switch {
+		case p == len(group):
+			return rowStop
+		case bytes.HasPrefix(key, []byte(group[p])):
+			return rowKeep
+		}
+		return rowSkip
+	}
+	return t.drain(it, want, func(e entry) bool { fn(p, e); return true })
+}
+
+// drain feeds the rows of an iterator that want keeps (nil: all) to fn, until
+// fn returns false or want says stop, and closes it.
+func (t *paimonTable) drain(it table.RecordIterator, want rowFilter, fn func(entry) bool) error {
 	defer it.Close()
 	for {
 		rec, err := it.Next()
@@ -348,10 +390,8 @@ func (t *paimonTable) drain(it table.RecordIterator, fn func(entry) bool) error 
 		if err != nil {
 			return fmt.Errorf("paimon backend: table %q: scan: %w", t.l.Name, err)
 		}
-		stop := false
-		err = t.codec.rows(rec, func(_ int, key string, vals Row) bool {
-			stop = !fn(entry{key: key, vals: vals})
-			return !stop
+		stop, err := t.codec.rows(rec, want, func(_ int, key string, vals Row) bool {
+			return fn(entry{key: key, vals: vals})
 		})
 		rec.Release()
 		if err != nil || stop {
@@ -364,12 +404,11 @@ func (t *paimonTable) scan(from, to string, fn func(entry) bool) error {
 	if t.view == nil {
 		return nil
 	}
-	in := func(k string) bool { return k >= from && (to == "" || k < to) }
 	// A range inside one key prefix reads in key order from one bucket.
 	if p, err := t.l.splitPrefix(from); err == nil {
 		prefix := from[:p]
 		if strings.HasPrefix(to, prefix) || to == prefixEnd(prefix) {
-			return t.scanWithin(prefix, from, to, in, fn)
+			return t.scanWithin(prefix, from, to, fn)
 		}
 	}
 	// Otherwise the view's order is not key order (deletion-vector reads go
@@ -384,11 +423,15 @@ func (t *paimonTable) scan(from, to string, fn func(entry) bool) error {
 	if err != nil {
 		return fmt.Errorf("paimon backend: table %q: scan: %w", t.l.Name, err)
 	}
-	var rows []entry
-	if err := t.drain(it, func(e entry) bool {
-		if in(e.key) {
-			rows = append(rows, e)
+	in := func(k []byte) rowAction {
+		if string(k) < from || to != "" && string(k) >= to {
+			return rowSkip
 		}
+		return rowKeep
+	}
+	var rows []entry
+	if err := t.drain(it, in, func(e entry) bool {
+		rows = append(rows, e)
 		return true
 	}); err != nil {
 		return err
@@ -404,7 +447,7 @@ func (t *paimonTable) scan(from, to string, fn func(entry) bool) error {
 
 // scanWithin reads [from, to) inside one key prefix with the view's prefix
 // range scan on the column after the prefix.
-func (t *paimonTable) scanWithin(prefix, from, to string, in func(string) bool, fn func(entry) bool) error {
+func (t *paimonTable) scanWithin(prefix, from, to string, fn func(entry) bool) error {
 	n := t.l.prefixCols()
 	datums, _, err := t.codec.prefixDatums(prefix, n)
 	if err != nil {
@@ -431,12 +474,16 @@ func (t *paimonTable) scanWithin(prefix, from, to string, in func(string) bool, 
 	if err != nil {
 		return fmt.Errorf("paimon backend: table %q: range scan: %w", t.l.Name, err)
 	}
-	return t.drain(it, func(e entry) bool {
-		if !in(e.key) {
-			return true
+	in := func(k []byte) rowAction {
+		switch {
+		case to != "" && string(k) >= to:
+			return rowStop
+		case string(k) < from:
+			return rowSkip
 		}
-		return fn(e)
-	})
+		return rowKeep
+	}
+	return t.drain(it, in, fn)
 }
 
 // keyGroupSpan recognizes a range made of key-group bounds (or open ends).

@@ -125,11 +125,23 @@ func (c *paimonCodec) writeRecord(rows []mutation) (arrow.Record, []table.ValueK
 	return b.NewRecord(), kinds, nil
 }
 
-// rows calls fn with the position, encoded key and non-key datums of every
-// row of a result record, until fn returns false.
-func (c *paimonCodec) rows(rec arrow.Record, fn func(i int, key string, vals Row) bool) error {
+// rowFilter decides, from its encoded key, what to do with a row.
+type rowFilter func(key []byte) rowAction
+
+type rowAction int8
+
+const (
+	rowKeep rowAction = iota
+	rowSkip           // not wanted: its values are not decoded
+	rowStop           // neither this row nor any after it
+)
+
+// rows calls fn with the position, encoded key and non-key datums of the rows
+// of a result record that want keeps (nil keeps all), until fn returns false
+// or want says stop. It reports whether it stopped.
+func (c *paimonCodec) rows(rec arrow.Record, want rowFilter, fn func(i int, key string, vals Row) bool) (bool, error) {
 	if err := c.bind(rec.Schema()); err != nil {
-		return err
+		return false, err
 	}
 	var enc []byte
 	for i := 0; i < int(rec.NumRows()); i++ {
@@ -137,26 +149,34 @@ func (c *paimonCodec) rows(rec arrow.Record, fn func(i int, key string, vals Row
 		for j, ci := range c.keyIdx {
 			d, err := datumAt(rec.Column(ci), i)
 			if err != nil {
-				return fmt.Errorf("state %q column %q: %w", c.l.Name, c.cols[j].Name, err)
+				return false, fmt.Errorf("state %q column %q: %w", c.l.Name, c.cols[j].Name, err)
 			}
 			if d.IsNull() {
-				return fmt.Errorf("state %q: NULL in key column %q", c.l.Name, c.cols[j].Name)
+				return false, fmt.Errorf("state %q: NULL in key column %q", c.l.Name, c.cols[j].Name)
 			}
 			enc = appendKeyDatum(enc, c.cols[j].Type, d)
+		}
+		if want != nil {
+			switch want(enc) {
+			case rowSkip:
+				continue
+			case rowStop:
+				return true, nil
+			}
 		}
 		vals := make(Row, len(c.valIdx))
 		for j, ci := range c.valIdx {
 			d, err := datumAt(rec.Column(ci), i)
 			if err != nil {
-				return fmt.Errorf("state %q column %q: %w", c.l.Name, c.cols[c.nPK+j].Name, err)
+				return false, fmt.Errorf("state %q column %q: %w", c.l.Name, c.cols[c.nPK+j].Name, err)
 			}
 			vals[j] = d
 		}
 		if !fn(i, string(enc), vals) {
-			return nil
+			return true, nil
 		}
 	}
-	return nil
+	return false, nil
 }
 
 // appendArrow appends a datum to a builder of the column's Arrow type.
