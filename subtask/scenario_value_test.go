@@ -137,8 +137,8 @@ func TestRestoreContinuesFromTheCheckpoint(t *testing.T) {
 				t.Fatalf("after restore key %d = %v, want %v", i+1, got[i], want[i])
 			}
 		}
-		agg.Delete(key(1))
-		agg.Put(key(2), row(125, 2))
+		agg.DeleteBatch(keys(1))
+		agg.PutBatch(keys(2), []subtask.Row{row(125, 2)})
 		cp := h.flush()
 		if tc := cp.Tables[0]; tc.Upserts != 1 || tc.Tombstones != 1 {
 			t.Fatalf("flush wrote %+v, want 1 upsert and 1 tombstone", tc)

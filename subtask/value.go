@@ -137,6 +137,13 @@ func (v *ValueState) Put(k Key, value Row) {
 // Delete removes a key.
 func (v *ValueState) Delete(k Key) { v.set(k, nil, noWriteTime) }
 
+// DeleteBatch removes keys.
+func (v *ValueState) DeleteBatch(keys []Key) {
+	for _, k := range keys {
+		v.Delete(k)
+	}
+}
+
 // PutBatch sets the rows of keys; a nil row deletes its key.
 func (v *ValueState) PutBatch(keys []Key, values []Row) {
 	if len(keys) != len(values) {
