@@ -39,10 +39,13 @@ type listSlot struct {
 	dirty bool
 }
 
-// listImage is a list as the table holds it.
+// listImage is a list as the table holds it. Positions are 0..n-1 when
+// the store wrote them; a clip that skipped expired elements can leave gaps,
+// so the positions are kept and the list is the elements in position order.
 type listImage struct {
 	elems []Row
 	ts    []int64
+	ords  []int64
 }
 
 func newListState(s *Store, l *layout, t committedTable) *ListState {
@@ -113,14 +116,15 @@ func (ls *ListState) readImages(prefixes []string) error {
 	var bad error
 	err := ls.t.scanPrefixes(prefixes, func(i int, e entry) {
 		img := &ls.found[i]
-		ord, _, err := decodeKeyDatum(e.key[len(prefixes[i]):], table.BigInt())
-		if err == nil && ord.Int() != int64(len(img.elems)) {
-			err = fmt.Errorf("position %d where %d was due", ord.Int(), len(img.elems))
+		ord, n, err := decodeKeyDatum(e.key[len(prefixes[i]):], table.BigInt())
+		if err == nil && len(prefixes[i])+n != len(e.key) {
+			err = fmt.Errorf("%d bytes after the list position", len(e.key)-len(prefixes[i])-n)
 		}
 		if err != nil && bad == nil {
 			bad = err
 		}
 		value, ts := splitVals(ls.l, e.vals)
+		img.ords = append(img.ords, ord.Int())
 		img.elems = append(img.elems, value)
 		if ls.l.hasTTL() {
 			img.ts = append(img.ts, ts)
@@ -242,16 +246,24 @@ func (ls *ListState) mutations() ([]mutation, error) {
 			enc = appendKeyDatum(append(enc[:0], prefix...), table.BigInt(), Int(int64(ord)))
 			return string(enc)
 		}
+		img, at := slot.image, 0
 		for p, e := range slot.elems {
 			ts := elemTime(slot.ts, p)
-			img := slot.image
-			if p < len(img.elems) && elemTime(img.ts, p) == ts && img.elems[p].Equal(e) {
-				continue
+			for at < len(img.ords) && img.ords[at] < int64(p) {
+				rows = append(rows, mutation{key: key(int(img.ords[at])), delete: true})
+				at++
+			}
+			if at < len(img.ords) && img.ords[at] == int64(p) {
+				same := elemTime(img.ts, at) == ts && img.elems[at].Equal(e)
+				at++
+				if same {
+					continue
+				}
 			}
 			rows = append(rows, mutation{key: key(p), vals: joinVals(ls.l, e, ts)})
 		}
-		for p := len(slot.elems); p < len(slot.image.elems); p++ {
-			rows = append(rows, mutation{key: key(p), delete: true})
+		for ; at < len(img.ords); at++ {
+			rows = append(rows, mutation{key: key(int(img.ords[at])), delete: true})
 		}
 	}
 	sortMutations(rows)

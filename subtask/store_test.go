@@ -147,3 +147,41 @@ func TestLayoutValidation(t *testing.T) {
 		t.Fatal("a state registered twice")
 	}
 }
+
+// A list whose stored positions have a gap (a clip skipped an expired element)
+// reads as its elements in position order, and a rewrite tombstones exactly
+// the stored positions it does not reuse.
+func TestListWithAGapInPositions(t *testing.T) {
+	b := NewMemory()
+	s := NewStore(b)
+	l, err := s.List(Layout{Name: "l", Key: testKey, Value: []Column{{"x", table.BigInt()}}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	prefix := string(l.l.AppendKey(nil, ik(1)))
+	pos := func(p int64) string { return string(appendKeyDatum([]byte(prefix), table.BigInt(), Int(p))) }
+	_, err = b.commit(commitRequest{writes: []tableWrite{{layout: l.l, table: l.t, rows: []mutation{
+		{key: pos(0), vals: Row{Int(10)}}, {key: pos(2), vals: Row{Int(12)}}, {key: pos(5), vals: Row{Int(15)}},
+	}}}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	got, err := l.GetBatch([]Key{ik(1)}, nil)
+	if err != nil || len(got[0]) != 3 || got[0][1][0].Int() != 12 {
+		t.Fatalf("list %v, %v", got, err)
+	}
+	l.Put(ik(1), []Row{{Int(10)}, {Int(11)}})
+	rows, err := l.mutations()
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := []mutation{{key: pos(1), vals: Row{Int(11)}}, {key: pos(2), delete: true}, {key: pos(5), delete: true}}
+	if len(rows) != len(want) {
+		t.Fatalf("flush rows %v, want %v", rows, want)
+	}
+	for i := range want {
+		if rows[i].key != want[i].key || rows[i].delete != want[i].delete || !rows[i].vals.Equal(want[i].vals) {
+			t.Fatalf("flush row %d = %+v, want %+v", i, rows[i], want[i])
+		}
+	}
+}
