@@ -94,12 +94,49 @@ func parseWriterSchema(text []byte) (avro.Schema, error) {
 	if err != nil {
 		return nil, err
 	}
+	if err := checkWriterSchema(s, 0); err != nil {
+		return nil, err
+	}
 	writerSchemas.Lock()
 	if len(writerSchemas.m) < writerSchemaCacheSize {
 		writerSchemas.m[string(text)] = s
 	}
 	writerSchemas.Unlock()
 	return s, nil
+}
+
+// avroMaxSchemaDepth bounds the nesting of a writer schema; Paimon's go
+// four levels deep.
+const avroMaxSchemaDepth = 32
+
+// checkWriterSchema rejects what no Paimon manifest has and what the record
+// decoder cannot survive: references to named types (a recursive schema
+// sends hamba/avro's skip decoder into unbounded recursion) and deep nesting.
+func checkWriterSchema(s avro.Schema, depth int) error {
+	if depth > avroMaxSchemaDepth {
+		return fmt.Errorf("nested deeper than %d levels", avroMaxSchemaDepth)
+	}
+	switch s := s.(type) {
+	case *avro.RefSchema:
+		return fmt.Errorf("reference to the named type %s", s.Schema().FullName())
+	case *avro.RecordSchema:
+		for _, f := range s.Fields() {
+			if err := checkWriterSchema(f.Type(), depth+1); err != nil {
+				return fmt.Errorf("field %s: %w", f.Name(), err)
+			}
+		}
+	case *avro.ArraySchema:
+		return checkWriterSchema(s.Items(), depth+1)
+	case *avro.MapSchema:
+		return checkWriterSchema(s.Values(), depth+1)
+	case *avro.UnionSchema:
+		for _, t := range s.Types() {
+			if err := checkWriterSchema(t, depth+1); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
 }
 
 // encodeOCF writes records (values of the Go type the schema maps to) as an

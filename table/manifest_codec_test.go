@@ -268,12 +268,21 @@ func TestManifestBadInput(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	// A recursive writer schema (legal Avro, never Paimon) is refused before
+	// any decoder is built for it.
+	recursiveText := strings.Replace(avroManifestEntrySchema.text, `{"name":"_VERSION","type":"int"},`,
+		`{"name":"_VERSION","type":"int"},{"name":"_LOOP","type":["null","org.apache.paimon.avro.generated.record"],"default":null},`, 1)
+	recursive, err := encodeOCF(mustAvroSchema(recursiveText), avroCodecNull, [16]byte{}, []avroManifestEntry{})
+	if err != nil {
+		t.Fatal(err)
+	}
 	for _, tc := range []struct {
 		name string
 		data []byte
 		want string
 	}{
 		{"empty", nil, "bad magic"},
+		{"recursive schema", recursive, "reference to the named type"},
 		{"magic", flip(0), "bad magic"},
 		{"truncated header", good[:30], "truncated"},
 		{"truncated body", good[:len(good)-20], "truncated"},
