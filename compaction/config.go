@@ -13,7 +13,8 @@ type Config struct {
 	// ShapingBudget is how many bytes of new files shaping may write per
 	// checkpoint interval (between two barriers); 0 means no limit. A step
 	// larger than the whole budget still runs, alone, in an interval of its
-	// own, so shaping never starves.
+	// own, so shaping never starves; the intervals after it repay the excess
+	// before shaping resumes, so on average shaping stays within the budget.
 	ShapingBudget int64
 	// StepBytes bounds the input of one shaping step, so a barrier waits at
 	// most that much merging. A key-disjoint section of a compaction is

@@ -91,7 +91,7 @@ func NewSession(t Table, cfg Config, firstCommitID int64) (*Session, error) {
 	return &Session{
 		t: t, schema: s, opts: opts, cmp: table.NewKeyComparator(keyTypes), cfg: cfg, buckets: int32(buckets),
 		own: map[int64]bool{}, trees: trees{}, nextCommitID: firstCommitID,
-		budget: budget{limit: cfg.ShapingBudget}, pins: map[int64]int64{},
+		budget: newBudget(cfg.ShapingBudget), pins: map[int64]int64{},
 	}, nil
 }
 

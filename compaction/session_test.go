@@ -174,10 +174,20 @@ func TestShapingBudgetCapsBytesPerInterval(t *testing.T) {
 	if !exceeded {
 		t.Fatalf("unbudgeted shaping never wrote more than %d bytes in several steps of an interval; the test proves nothing", budget)
 	}
+	var sum, largest int64
 	for i, iv := range capped {
 		// A step larger than the whole budget may run, alone.
 		if iv.bytes > budget && iv.steps > 1 {
 			t.Fatalf("interval %d: shaping wrote %d bytes in %d steps, budget %d", i, iv.bytes, iv.steps, budget)
+		}
+		sum += iv.bytes
+		if iv.steps == 1 {
+			largest = max(largest, iv.bytes)
+		}
+		// Oversized steps are repaid: over the intervals so far, shaping
+		// wrote at most the budget for each plus one step.
+		if limit := int64(i+1)*budget + largest; sum > limit {
+			t.Fatalf("after %d intervals shaping wrote %d bytes, more than %d", i+1, sum, limit)
 		}
 	}
 }

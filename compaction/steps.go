@@ -142,23 +142,35 @@ func rewriteBytes(p table.CompactPlan) int64 {
 	return n
 }
 
-// budget is the new bytes shaping may still write in this checkpoint
-// interval.
+// budget paces shaping: each checkpoint interval brings limit bytes of
+// credit (never more than limit banked), and a step that writes est bytes
+// starts only when the credit covers it. A step larger than the whole limit
+// starts when the credit is full and leaves a debt that the next intervals
+// repay before shaping resumes: no interval writes more than the limit except
+// one oversized step alone, and over any run of intervals shaping writes at
+// most the limit per interval plus one step.
 type budget struct {
-	limit int64 // 0: unlimited
-	spent int64
+	limit  int64 // 0: unlimited
+	credit int64
+	spent  int64 // in the current interval
 }
 
-// allows says whether a step expected to write est bytes may start. A step
-// larger than the whole budget may start only in an interval that has spent
-// nothing yet, so shaping never starves.
+func newBudget(limit int64) budget { return budget{limit: limit, credit: limit} }
+
 func (b *budget) allows(est int64) bool {
-	return b.limit == 0 || b.spent+est <= b.limit || (b.spent == 0 && est > b.limit)
+	return b.limit == 0 || est <= b.credit || b.credit >= b.limit
 }
 
-func (b *budget) charge(n int64) { b.spent += n }
+func (b *budget) charge(n int64) {
+	b.credit -= n
+	b.spent += n
+}
 
-func (b *budget) reset() { b.spent = 0 }
+// reset opens a new interval.
+func (b *budget) reset() {
+	b.credit = min(b.credit+b.limit, b.limit)
+	b.spent = 0
+}
 
 // exhausted reports whether no more shaping fits this interval.
-func (b *budget) exhausted() bool { return b.limit > 0 && b.spent >= b.limit }
+func (b *budget) exhausted() bool { return b.limit > 0 && b.credit <= 0 }
