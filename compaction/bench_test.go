@@ -298,7 +298,7 @@ func arrowKeySchema(sch *arrow.Schema) *arrow.Schema {
 	return arrow.NewSchema([]arrow.Field{sch.Field(0), sch.Field(1)}, nil)
 }
 
-func probeRecord(sch *arrow.Schema, keys []int64) arrow.Record {
+func probeRecord(sch *arrow.Schema, keys []int64) arrow.RecordBatch {
 	rb := array.NewRecordBuilder(memory.DefaultAllocator, sch)
 	defer rb.Release()
 	for _, k := range keys {

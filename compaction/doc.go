@@ -14,6 +14,8 @@
 // Between barriers the session shapes the tree with universal compaction
 // picks (size amplification, size ratio, run count), cut into steps that run
 // on the executor one at a time, so a barrier waits for at most one step.
+// When universal compaction has nothing to do, shaping frees level 1, so
+// that the next round is a pure upgrade rather than a merge.
 // Shaping may add only a budget of new bytes per checkpoint interval, which
 // keeps checkpoint uploads smooth. Rewrites drop rows past their TTL, and
 // files whose rows have all expired are dropped whole.

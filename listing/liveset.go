@@ -196,9 +196,6 @@ func (s *LiveSet) Files() LiveFiles {
 	return out
 }
 
-// Len is the number of live data files.
-func (s *LiveSet) Len() int { return len(s.data) }
-
 func keyOf(e table.ManifestEntry) fileKey {
 	return fileKey{partition: string(e.Partition), bucket: e.Bucket, level: e.File.Level, name: e.File.FileName}
 }
