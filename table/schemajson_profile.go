@@ -81,7 +81,8 @@ func checkProfile(s *Schema) error {
 			return fmt.Errorf("schema %d: bucket key %q is not a field", s.ID, k)
 		}
 	}
-	if f := s.Options[OptionFileFormat]; f != "parquet" {
+	// Schema v3 tables without the option use Paimon's default, parquet.
+	if f := s.Options[OptionFileFormat]; f != "parquet" && f != "" {
 		return fmt.Errorf("schema %d: %s=%q; only parquet is supported", s.ID, OptionFileFormat, f)
 	}
 	if m, ok := s.Options[OptionMergeEngine]; ok && m != "deduplicate" {
