@@ -49,7 +49,7 @@ func fixtureTable(t testing.TB, name string) *Table {
 		t.Fatal(err)
 	}
 	return &Table{fio: fio, dir: dir, schema: s, paths: paths,
-		meta:      &metaStore{fio: fio, paths: paths, schema: s, codec: avroCodecZstandard, targetSize: defaultManifestTargetSize, rand: zeroReader{}},
+		meta:      &metaStore{fio: fio, paths: paths, codec: avroCodecZstandard, targetSize: defaultManifestTargetSize, rand: zeroReader{}},
 		snapshots: snapshotStore{fio: fio, paths: paths}}
 }
 

@@ -16,7 +16,6 @@ import (
 type metaStore struct {
 	fio        FileIO
 	paths      *pathFactory
-	schema     *Schema
 	codec      string
 	targetSize int64 // manifest.target-file-size
 

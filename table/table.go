@@ -175,7 +175,7 @@ func open(fio FileIO, dir string, s *Schema, cfg tableConfig) (*Table, error) {
 		buckets:   buckets,
 		keyCmp:    NewKeyComparator(keyTypes),
 		paths:     paths,
-		meta:      &metaStore{fio: fio, paths: paths, schema: s, codec: codec, targetSize: merge.targetSize, rand: cfg.rand},
+		meta:      &metaStore{fio: fio, paths: paths, codec: codec, targetSize: merge.targetSize, rand: cfg.rand},
 		snapshots: snapshotStore{fio: fio, paths: paths},
 		merge:     merge,
 		retries:   retries,
