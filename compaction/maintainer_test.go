@@ -30,23 +30,34 @@ func randomChange(rng *rand.Rand, e *env, tag string) (map[int64]row, []int64) {
 // driveMaintainer runs checkpoints against a Maintainer: a data commit, a
 // Barrier, and in between some maintenance, as the store would. It checks
 // readers' view after every round.
-func driveMaintainer(t *testing.T, sys *actors.System, between func(i int), seed uint64, checkpoints int) *env {
+// With crashEvery > 0 (simulation only) the maintenance actor crashes
+// before every crashEvery-th barrier and is spawned again, as a restarted
+// process would: the new session walks the table once and goes on.
+func driveMaintainer(t *testing.T, sys *actors.System, between func(i int), seed uint64, checkpoints, crashEvery int) *env {
 	t.Helper()
 	e := newEnv(t, 2, map[string]string{table.OptionTargetFileSize: "8kb"})
 	store, err := actors.NewProbe(sys, "store")
 	if err != nil {
 		t.Fatal(err)
 	}
-	pid, err := sys.Spawn("maintenance", NewMaintainer(sys, e.tbl, Options{
+	producer := NewMaintainer(sys, e.tbl, Options{
 		Config: Config{CheckInvariants: true, StepBytes: 8 << 10, ShapingBudget: 24 << 10, RetainSnapshots: 4},
 		Notify: store.PID(),
 		Every:  time.Second,
-	}))
+	})
+	pid, err := sys.Spawn("maintenance", producer)
 	if err != nil {
 		t.Fatal(err)
 	}
 	rng := rand.New(rand.NewPCG(seed, 11))
 	for chk := int64(1); chk <= int64(checkpoints); chk++ {
+		if crashEvery > 0 && chk%int64(crashEvery) == 0 {
+			sim, _ := sys.Simulated()
+			sim.Crash(pid)
+			if pid, err = sys.Spawn("maintenance", producer); err != nil {
+				t.Fatal(err)
+			}
+		}
 		p, d := randomChange(rng, e, "c"+itoa(chk))
 		snap := e.commit(p, d)
 		sys.Request(pid, &Barrier{Checkpoint: chk, SnapshotID: snap}, store.PID())
@@ -93,7 +104,7 @@ func TestMaintainerOnSimulation(t *testing.T) {
 					t.Fatal(err)
 				}
 			}
-		}, seed, 15)
+		}, seed, 15, 4)
 		sim.System().Close()
 	}
 }
@@ -109,7 +120,7 @@ func TestMaintainerSimulationIsDeterministic(t *testing.T) {
 			if _, err := sim.Run(rng.IntN(30)); err != nil {
 				t.Fatal(err)
 			}
-		}, 7, 8)
+		}, 7, 8, 3)
 		return sim.TraceHash()
 	}
 	if a, b := run(), run(); a != b {
@@ -120,7 +131,7 @@ func TestMaintainerSimulationIsDeterministic(t *testing.T) {
 func TestMaintainerOnRealSystem(t *testing.T) {
 	sys := actors.NewSystem(actors.Options{Seed: 1})
 	defer sys.Close()
-	driveMaintainer(t, sys, func(int) {}, 1, 12)
+	driveMaintainer(t, sys, func(int) {}, 1, 12, 0)
 }
 
 // A barrier that arrives while a shaping step runs waits for that step and

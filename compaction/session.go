@@ -264,7 +264,7 @@ func (s *Session) seed() error {
 type loaded struct {
 	snapshot  int64 // 0: the table has no snapshot
 	trees     trees
-	ownNewest int64 // the session user's identifier in that snapshot, or 0
+	ownNewest int64 // the identifier of the session user's newest commit, or 0
 	err       error
 }
 
@@ -282,15 +282,32 @@ func (s *Session) load() loaded {
 	if err != nil {
 		return loaded{err: err}
 	}
-	snap, err := s.t.Snapshot(latest)
+	own, err := s.newestOwnIdentifier(latest)
 	if err != nil {
-		return loaded{err: fmt.Errorf("compaction: snapshot %d: %w", latest, err)}
+		return loaded{err: err}
 	}
-	l := loaded{snapshot: latest, trees: ts}
-	if snap.CommitUser == s.cfg.CommitUser {
-		l.ownNewest = snap.CommitIdentifier
+	return loaded{snapshot: latest, trees: ts, ownNewest: own}
+}
+
+// newestOwnIdentifier finds the identifier of the session user's newest
+// commit, walking back from snapshot latest: commit identifiers must grow
+// per user, and a restarted session's clock-derived start may not be past
+// its predecessor's last commit. The walk is short: every checkpoint ends
+// with the session's own commit.
+func (s *Session) newestOwnIdentifier(latest int64) (int64, error) {
+	for id := latest; id >= 1; id-- {
+		snap, err := s.t.Snapshot(id)
+		if errors.Is(err, fs.ErrNotExist) {
+			return 0, nil // expired: nothing older is left
+		}
+		if err != nil {
+			return 0, fmt.Errorf("compaction: snapshot %d: %w", id, err)
+		}
+		if snap.CommitUser == s.cfg.CommitUser {
+			return snap.CommitIdentifier, nil
+		}
 	}
-	return l
+	return 0, nil
 }
 
 // install makes a walk the view.
