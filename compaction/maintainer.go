@@ -24,17 +24,17 @@ type Options struct {
 // one at a time, and a barrier that arrives while one is out waits for it
 // (one step) and then goes before any further job.
 type Maintainer struct {
-	sys   *actors.System
-	t     Table
-	opts  Options
-	log   *slog.Logger
-	s     *Session
-	err   error // the session could not be created
-	queue []pendingBarrier
-	timer actors.Timer
-	token int
-	last  Backpressure
-	jobs  int // jobs finished
+	sys     *actors.System
+	t       Table
+	opts    Options
+	log     *slog.Logger
+	s       *Session
+	err     error // the session could not be created
+	queue   []pendingBarrier
+	timer   actors.Timer
+	token   int
+	stalled bool // the verdict last reported
+	jobs    int  // jobs finished
 }
 
 type pendingBarrier struct {
@@ -144,10 +144,10 @@ func (m *Maintainer) reply(ctx actor.Context, p pendingBarrier, done *RoundDone)
 
 func (m *Maintainer) notify(ctx actor.Context) {
 	b := m.s.Backpressure()
-	if b == m.last {
+	if b.Stalled == m.stalled {
 		return
 	}
-	m.last = b
+	m.stalled = b.Stalled
 	if m.opts.Notify != nil {
 		ctx.Send(m.opts.Notify, &BackpressureChanged{Backpressure: b})
 	}
