@@ -120,7 +120,9 @@ func partitionValueString(f Field, v Datum) (string, error) {
 	switch f.Type.Root {
 	case TypeBoolean:
 		return strconv.FormatBool(v.Int != 0), nil
-	case TypeTinyInt, TypeSmallInt, TypeInt, TypeBigInt:
+	case TypeTinyInt, TypeSmallInt, TypeInt, TypeBigInt, TypeDate:
+		// partition.legacy-name=true (Paimon's default) renders a DATE as
+		// its internal value, the epoch day.
 		return strconv.FormatInt(v.Int, 10), nil
 	case TypeString:
 		if len(v.Bytes) == 0 {
