@@ -25,6 +25,9 @@ func TestFixturesReadAlike(t *testing.T) {
 				requireSameRows(t, r.name, sortedLines(string(want)), r.read(t, dir))
 			}
 			t.Run("lakestate", func(t *testing.T) {
+				if name == "append-parquet" {
+					t.Skip("append-only table: outside lakestate's primary-key profile")
+				}
 				requireSameRows(t, "lakestate inspect", sortedLines(string(want)), h.lakestateRead(t, dir))
 			})
 		})
