@@ -43,14 +43,17 @@ type Session struct {
 
 // Stats count what a session did, for tests and instrumentation.
 type Stats struct {
-	FullWalks    int   // manifest-chain walks seeding the view
-	DeltasFolded int   // foreign snapshots folded from their delta alone
-	Rounds       int   // barrier rounds
-	RoundCommits int   // barrier rounds that committed
-	RoundBytes   int64 // bytes of the files barrier rounds rewrote
-	Steps        int   // shaping steps committed
-	Shifts       int   // runs moved down a level to free level 1
-	ShapingBytes int64
+	FullWalks int // manifest-chain walks seeding the view
+	// FoldFallbacks counts views rebuilt by a walk because the snapshots
+	// since the last round could not be folded from their deltas.
+	FoldFallbacks int
+	DeltasFolded  int   // foreign snapshots folded from their delta alone
+	Rounds        int   // barrier rounds
+	RoundCommits  int   // barrier rounds that committed
+	RoundBytes    int64 // bytes of the files barrier rounds rewrote
+	Steps         int   // shaping steps committed
+	Shifts        int   // runs moved down a level to free level 1
+	ShapingBytes  int64
 	// IntervalShapingBytes is what shaping wrote since the last barrier.
 	IntervalShapingBytes int64
 	FilesExpired         int // files dropped whole because every row expired
@@ -185,17 +188,15 @@ type bucketChange struct {
 
 // sync brings the view to the newest snapshot: by folding the deltas of the
 // snapshots since the last one seen, or, for an unseeded view or one that
-// can no longer be folded (a delta already expired), by one full walk.
+// cannot be folded (a delta already expired, or a commit that is not the
+// store's level-0 append, as a restore's adoption is), by one full walk.
 func (s *Session) sync() error {
 	if s.valid {
-		err := s.foldToLatest()
-		if err == nil {
+		if err := s.foldToLatest(); err == nil {
 			return nil
 		}
 		s.valid = false
-		if !errors.Is(err, fs.ErrNotExist) {
-			return err
-		}
+		s.stats.FoldFallbacks++
 	}
 	return s.seed()
 }
@@ -231,13 +232,12 @@ func (s *Session) foldToLatest() error {
 }
 
 // foldForeign applies a commit the session did not make (notifyNewFiles).
-// Only the store commits besides the session, and it only adds level-0
-// files; anything else means a second compactor, whose changes the view
-// cannot take in without a full walk.
+// The store's commits only add level-0 files; any other change (a restore
+// adopting files, or a second compactor) is taken in by a full walk.
 func (s *Session) foldForeign(id int64, entries []table.ManifestEntry) error {
 	for _, e := range entries {
 		if e.Kind != table.FileAdd || e.File.Level != 0 {
-			return fmt.Errorf("compaction: snapshot %d changes %s at level %d (kind %d): the table has another compactor",
+			return fmt.Errorf("compaction: snapshot %d changes %s at level %d (kind %d), not a level-0 append",
 				id, e.File.FileName, e.File.Level, e.Kind)
 		}
 	}

@@ -323,3 +323,27 @@ func liveDataPaths(t *testing.T, e *env, snap int64) []string {
 }
 
 func itoa(i int64) string { return strconv.FormatInt(i, 10) }
+
+// A commit that is not the store's level-0 append (here: another user moving
+// a file, as a restore's adoption or a stray compactor would) cannot be
+// folded from its delta; the next round walks the table instead of failing.
+func TestForeignCompactionIsTakenInByAWalk(t *testing.T) {
+	e := newEnv(t, 1, nil)
+	s := e.session(Config{})
+	res := e.round(s, puts(0, 100, "a"), nil)
+	live, _, err := e.writer.LiveFiles(res.SnapshotID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	moved := live[0]
+	moved.File.Level--
+	if _, err := e.writer.CommitCompact(table.CompactChange{Deleted: live[:1], Added: []table.ManifestEntry{moved}},
+		table.CommitInfo{User: "other", Identifier: 1, TimeMillis: e.now}); err != nil {
+		t.Fatal(err)
+	}
+	e.round(s, puts(50, 150, "b"), nil)
+	if st := s.Stats(); st.FoldFallbacks != 1 || st.FullWalks != 2 {
+		t.Fatalf("stats %+v: want one fallback walk", st)
+	}
+	e.checkModel(nil)
+}
