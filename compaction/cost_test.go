@@ -44,9 +44,7 @@ func TestRoundCostIndependentOfTableSize(t *testing.T) {
 	// Ten times the rows: the keys touch somewhat more distinct pages (and
 	// each page read pulls a 16 KiB buffer), but nothing like ten times.
 	if float64(largeBytes) > 3*float64(smallBytes) {
-		// Known: table's key-page bounds use only the first key column
-		// (/work/notes/table-coord.md, 08:08). Make this fatal once fixed.
-		t.Skipf("the round read %d bytes on the large table, %d on the small one", largeBytes, smallBytes)
+		t.Fatalf("the round read %d bytes on the large table, %d on the small one", largeBytes, smallBytes)
 	}
 }
 

@@ -88,18 +88,6 @@ func (d *DataFile) wholeGroups() []pageBound {
 	return out
 }
 
-func sameSpans(a, b []pageSpan) bool {
-	if len(a) != len(b) {
-		return false
-	}
-	for i := range a {
-		if a[i] != b[i] {
-			return false
-		}
-	}
-	return true
-}
-
 // boundDatum converts a page-index bound to a datum for the integer and
 // string types keys use; other types (and strings the index may have
 // truncated) give no bound.
