@@ -52,17 +52,16 @@ type Job struct {
 	t    Table
 
 	// JobShape, JobDropExpired, JobShift
-	bucket       table.BucketKey
-	partition    []byte
-	dir          string
-	totalBuckets int32
-	plan         table.CompactPlan
-	levels       *table.Levels
-	dvs          table.DeletionVectors
-	files        table.BucketFiles
-	dropped      []table.DataFileMeta
-	shift        []table.DataFileMeta
-	info         table.CommitInfo
+	bucket    table.BucketKey
+	partition []byte
+	dir       string
+	plan      table.CompactPlan
+	levels    *table.Levels
+	dvs       table.DeletionVectors
+	files     table.BucketFiles
+	dropped   []table.DataFileMeta
+	shift     []table.DataFileMeta
+	info      table.CommitInfo
 
 	// JobExpire
 	keep int
@@ -104,7 +103,7 @@ func (j *Job) Run() *JobResult {
 		return r
 	}
 	r.attempted = true
-	r.commit, r.err = commitChange(j.t, bucketChangeOf(j.partition, j.bucket.Bucket, j.totalBuckets, r.res), j.info)
+	r.commit, r.err = commitChange(j.t, r.res.Change(j.partition, j.bucket.Bucket), j.info)
 	if r.err != nil && !errors.Is(r.err, table.ErrCommitStateUnknown) {
 		removeNew(j.t.FileIO(), j.dir, r.res)
 	}
@@ -171,7 +170,7 @@ func (s *Session) nextJob(nowMillis int64) *Job {
 // bucketJob picks a bucket's next job: ok is false when the bucket needs
 // none; j is nil when it needs one the budget cannot pay for now.
 func (s *Session) bucketJob(tr *tree, nowMillis int64) (j *Job, ok bool) {
-	base := Job{t: s.t, bucket: tr.key, levels: tr.levels, dvs: tr.dvs.Clone(), partition: tr.partition, dir: tr.dir, totalBuckets: s.buckets}
+	base := Job{t: s.t, bucket: tr.key, levels: tr.levels, dvs: tr.dvs.Clone(), partition: tr.partition, dir: tr.dir}
 	if dropped := s.cfg.TTL.expiredFiles(s.schema, tr.levels, nowMillis); len(dropped) > 0 {
 		base.Kind, base.dropped, base.info = JobDropExpired, dropped, s.commitInfo(nowMillis)
 		return &base, true

@@ -16,12 +16,11 @@ import (
 // whose results come back through Finish. At most one Job is out at a time,
 // and no round runs while one is: the caller serializes them.
 type Session struct {
-	t       Table
-	schema  *table.Schema
-	opts    table.CompactionOptions
-	cmp     table.KeyComparator
-	cfg     Config
-	buckets int32
+	t      Table
+	schema *table.Schema
+	opts   table.CompactionOptions
+	cmp    table.KeyComparator
+	cfg    Config
 
 	// The view: valid once seeded by a full walk; seen is the newest
 	// snapshot folded into it, own the session's commits past seen that are
@@ -83,8 +82,7 @@ func NewSession(t Table, cfg Config, firstCommitID int64) (*Session, error) {
 			return nil, fmt.Errorf("compaction: TTL field %q is not a BIGINT column of the table", cfg.TTL.Field)
 		}
 	}
-	buckets, err := s.Buckets()
-	if err != nil {
+	if _, err := s.Buckets(); err != nil {
 		return nil, err
 	}
 	var keyTypes []table.DataType
@@ -92,7 +90,7 @@ func NewSession(t Table, cfg Config, firstCommitID int64) (*Session, error) {
 		keyTypes = append(keyTypes, s.Fields[s.FieldIndex(k)].Type)
 	}
 	return &Session{
-		t: t, schema: s, opts: opts, cmp: table.NewKeyComparator(keyTypes), cfg: cfg, buckets: int32(buckets),
+		t: t, schema: s, opts: opts, cmp: table.NewKeyComparator(keyTypes), cfg: cfg,
 		own: map[int64]bool{}, trees: trees{}, nextCommitID: firstCommitID,
 		budget: newBudget(cfg.ShapingBudget), pins: map[int64]int64{},
 	}, nil
@@ -346,29 +344,10 @@ func (s *Session) changeOf(work []bucketChange) table.CompactChange {
 	var ch table.CompactChange
 	for _, w := range work {
 		tr := s.trees[w.key]
-		c := bucketChangeOf(tr.partition, tr.bucket, s.buckets, w.res)
+		c := w.res.Change(tr.partition, tr.bucket)
 		ch.Deleted = append(ch.Deleted, c.Deleted...)
 		ch.Added = append(ch.Added, c.Added...)
 		ch.DVFiles = append(ch.DVFiles, c.DVFiles...)
-	}
-	return ch
-}
-
-// bucketChangeOf is one bucket's compaction as commit entries: the
-// complete new deletion-vector set of the bucket goes along when it changed.
-func bucketChangeOf(partition []byte, bucket, totalBuckets int32, res table.CompactResult) table.CompactChange {
-	var ch table.CompactChange
-	entry := func(k table.FileKind, f table.DataFileMeta) table.ManifestEntry {
-		return table.ManifestEntry{Kind: k, Partition: partition, Bucket: bucket, TotalBuckets: totalBuckets, File: f}
-	}
-	for _, f := range res.Deleted {
-		ch.Deleted = append(ch.Deleted, entry(table.FileDelete, f))
-	}
-	for _, f := range res.Added {
-		ch.Added = append(ch.Added, entry(table.FileAdd, f))
-	}
-	if res.DVChanged {
-		ch.DVFiles = append(ch.DVFiles, table.BucketDV{Partition: partition, Bucket: bucket, Vectors: res.DVs})
 	}
 	return ch
 }

@@ -104,7 +104,7 @@ func NewView(in ViewInput) (*View, error) {
 		if e.Kind != FileAdd {
 			return nil, fmt.Errorf("view: entry for %s is not an ADD", e.File.FileName)
 		}
-		k := BucketKey{Partition: string(e.Partition), Bucket: e.Bucket}
+		k := EntryBucket(e)
 		byBucket[k] = append(byBucket[k], e)
 	}
 	reuse := map[string]*sharedFile{}
