@@ -8,9 +8,9 @@ import (
 	"github.com/apache/arrow-go/v18/arrow/array"
 )
 
-// datumOf reads row i of an Arrow column (typed per ArrowType(t)) as a Datum.
-// Bytes alias the array.
-func datumOf(col arrow.Array, i int, t DataType) (Datum, error) {
+// DatumOf reads row i of an Arrow column whose type is ArrowType(t), as the
+// reads return them, as a Datum. Bytes alias the array.
+func DatumOf(col arrow.Array, i int, t DataType) (Datum, error) {
 	if col.IsNull(i) {
 		return NullDatum, nil
 	}

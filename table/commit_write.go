@@ -176,7 +176,7 @@ func rowOf(rec arrow.Record, s *Schema, idx []int, i int) ([]byte, error) {
 	vals := make([]Datum, len(idx))
 	for j, fi := range idx {
 		types[j] = s.Fields[fi].Type
-		d, err := datumOf(rec.Column(fi), i, types[j])
+		d, err := DatumOf(rec.Column(fi), i, types[j])
 		if err != nil {
 			return nil, err
 		}

@@ -201,7 +201,7 @@ func (w *DataFileWriter) Write(rec arrow.Record, seqs []int64, kinds []ValueKind
 func (w *DataFileWriter) keyRow(keyCols []arrow.Array, i int) []byte {
 	bw := NewBinaryRowWriter(len(keyCols))
 	for k, c := range keyCols {
-		d, _ := datumOf(c, i, w.layout.keyTypes[k]) // types were checked
+		d, _ := DatumOf(c, i, w.layout.keyTypes[k]) // types were checked
 		bw.Set(k, w.layout.keyTypes[k], d)
 	}
 	return bytes.Clone(bw.Bytes())

@@ -112,7 +112,7 @@ func (v *View) routeKeys(keys arrow.Record) ([]probeGroup, error) {
 	for i := range n {
 		pw.Reset()
 		for k, c := range partCols {
-			d, err := datumOf(c, i, v.partTypes[k])
+			d, err := DatumOf(c, i, v.partTypes[k])
 			if err != nil {
 				return nil, fmt.Errorf("probe: %w", err)
 			}
@@ -120,7 +120,7 @@ func (v *View) routeKeys(keys arrow.Record) ([]probeGroup, error) {
 		}
 		bw.Reset()
 		for k, c := range bucketCols {
-			d, err := datumOf(c, i, v.bucketTyp[k])
+			d, err := DatumOf(c, i, v.bucketTyp[k])
 			if err != nil {
 				return nil, fmt.Errorf("probe: %w", err)
 			}

@@ -81,7 +81,7 @@ func (s *colStats) add(col arrow.Array) error {
 			if col.IsNull(i) {
 				continue
 			}
-			d, err := datumOf(col, i, s.t)
+			d, err := DatumOf(col, i, s.t)
 			if err != nil {
 				return err
 			}

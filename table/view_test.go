@@ -66,7 +66,7 @@ func entriesFromFiles(t *testing.T, root string, s *Schema, files []fixtureFile)
 		keyRow := func(i int) []byte {
 			ds := make([]Datum, len(keyIdx))
 			for k, fi := range keyIdx {
-				ds[k], _ = datumOf(fr.Rows.Column(fi), i, keyTypes[k])
+				ds[k], _ = DatumOf(fr.Rows.Column(fi), i, keyTypes[k])
 			}
 			return EncodeBinaryRow(keyTypes, ds)
 		}
