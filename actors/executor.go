@@ -27,6 +27,7 @@ type goroutineExecutor struct {
 	group errgroup.Group
 
 	mu      sync.Mutex
+	idle    sync.Cond // signalled when workers drops to zero
 	queue   []executorJob
 	workers int // workers started and not yet past their final queue check
 }
@@ -41,6 +42,7 @@ func newGoroutineExecutor(root *actor.RootContext, limit int) *goroutineExecutor
 		limit = defaultExecutorLimit
 	}
 	e := &goroutineExecutor{root: root, limit: limit}
+	e.idle.L = &e.mu
 	e.group.SetLimit(limit)
 	return e
 }
@@ -65,6 +67,9 @@ func (e *goroutineExecutor) drain() error {
 		e.mu.Lock()
 		if len(e.queue) == 0 {
 			e.workers--
+			if e.workers == 0 {
+				e.idle.Broadcast()
+			}
 			e.mu.Unlock()
 			return nil
 		}
@@ -76,7 +81,13 @@ func (e *goroutineExecutor) drain() error {
 	}
 }
 
-// wait blocks until every submitted job has run and its result was sent.
+// wait blocks until every submitted job has run and its result was sent. It
+// waits on the worker count, not on the errgroup: an actor may still Submit
+// while the system closes, and errgroup's Wait must not overlap a Go.
 func (e *goroutineExecutor) wait() {
-	_ = e.group.Wait()
+	e.mu.Lock()
+	for e.workers > 0 {
+		e.idle.Wait()
+	}
+	e.mu.Unlock()
 }

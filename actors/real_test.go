@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"fmt"
 	"log/slog"
+	goruntime "runtime"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -291,6 +292,47 @@ func TestProtoactorLogsGoToTheSystemLogger(t *testing.T) {
 	for _, want := range []string{"actor system started", "Recovering", "lib=protoactor"} {
 		if !strings.Contains(logs, want) {
 			t.Fatalf("logger did not receive %q; got:\n%s", want, logs)
+		}
+	}
+}
+
+// resubmitter keeps its executor busy: every finished job submits the next, so
+// Submit calls overlap a concurrent Close.
+type resubmitter struct {
+	sys  *System
+	left atomic.Int32
+	ran  atomic.Int32
+}
+
+type resubmitted struct{}
+
+func (r *resubmitter) Receive(ctx actor.Context) {
+	switch ctx.Message().(type) {
+	case *actor.Started, resubmitted:
+		if r.left.Add(-1) < 0 {
+			return
+		}
+		r.sys.Executor().Submit(ctx.Self(), func() any {
+			r.ran.Add(1)
+			return resubmitted{}
+		})
+	}
+}
+
+func TestRealCloseWhileActorsSubmit(t *testing.T) {
+	for range 20 {
+		sys := NewSystem(Options{ExecutorLimit: 2})
+		r := &resubmitter{sys: sys}
+		r.left.Store(1000)
+		if _, err := sys.Spawn("resubmitter", func() actor.Actor { return r }); err != nil {
+			t.Fatal(err)
+		}
+		for r.ran.Load() == 0 {
+			goruntime.Gosched()
+		}
+		sys.Close()
+		if r.ran.Load() == 0 {
+			t.Fatal("no job ran before Close")
 		}
 	}
 }
