@@ -10,6 +10,9 @@ import (
 )
 
 func TestDispatch(t *testing.T) {
+	saved := commands
+	t.Cleanup(func() { commands = saved })
+	commands = append([]*command(nil), saved...)
 	var got []string
 	register(&command{path: "zz probe", usage: "ARG [--n N]", summary: "test command",
 		run: func(args []string, stdout io.Writer) error {
