@@ -10,6 +10,7 @@ import (
 	"slices"
 	"strings"
 	"syscall"
+	"time"
 
 	"github.com/lakestate/lakestate/barrier"
 )
@@ -32,7 +33,40 @@ func Open(dir string) (*Store, error) {
 	if err := os.MkdirAll(s.tmp, 0o755); err != nil {
 		return nil, err
 	}
+	if err := s.removeStaleTemporaries(time.Now().Add(-staleTempAge)); err != nil {
+		return nil, err
+	}
 	return s, nil
+}
+
+// staleTempAge is how long a temporary file must have gone unmodified before
+// Open takes it for the leftover of a put that crashed. A put in progress
+// writes continuously; one idle this long is not coming back.
+const staleTempAge = 15 * time.Minute
+
+// removeStaleTemporaries deletes the temporary files of puts that never
+// finished (the process died between create and rename). Nothing refers to
+// them, and without this each crash would leak one per put in flight.
+func (s *Store) removeStaleTemporaries(before time.Time) error {
+	entries, err := os.ReadDir(s.tmp)
+	if err != nil {
+		return err
+	}
+	for _, e := range entries {
+		info, err := e.Info()
+		if errors.Is(err, fs.ErrNotExist) {
+			continue
+		}
+		if err != nil {
+			return err
+		}
+		if info.Mode().IsRegular() && info.ModTime().Before(before) {
+			if err := os.Remove(filepath.Join(s.tmp, e.Name())); err != nil && !errors.Is(err, fs.ErrNotExist) {
+				return err
+			}
+		}
+	}
+	return nil
 }
 
 // Root is the directory the store keeps its blobs in.

@@ -13,6 +13,7 @@ import (
 	"sync"
 	"syscall"
 	"testing"
+	"time"
 
 	"github.com/lakestate/lakestate/barrier"
 )
@@ -335,5 +336,31 @@ func TestClassify(t *testing.T) {
 		if !errors.Is(err, c.err) {
 			t.Errorf("classify(%v) lost the cause: %v", c.err, err)
 		}
+	}
+}
+
+func TestOpenRemovesTemporariesOfCrashedPuts(t *testing.T) {
+	s := open(t)
+	put(t, s, "chk-1/a", "blob")
+	stale := filepath.Join(s.tmp, "put-crashed")
+	fresh := filepath.Join(s.tmp, "put-in-progress")
+	for _, p := range []string{stale, fresh} {
+		if err := os.WriteFile(p, []byte("partial"), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	old := time.Now().Add(-2 * staleTempAge)
+	if err := os.Chtimes(stale, old, old); err != nil {
+		t.Fatal(err)
+	}
+	reopened, err := Open(s.Root())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := tempFiles(t, reopened); !slices.Equal(got, []string{"put-in-progress"}) {
+		t.Fatalf("temporaries after reopen: %v, want only the recent one", got)
+	}
+	if got := get(t, reopened, "chk-1/a"); got != "blob" {
+		t.Fatalf("published blob after reopen: %q", got)
 	}
 }
