@@ -6,6 +6,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/lakestate/lakestate/internal/plant"
 	"github.com/lakestate/lakestate/keygroup"
 )
 
@@ -222,6 +223,10 @@ func (s *coordinatorState) abort(id CheckpointID, cause error) {
 		return
 	}
 	delete(s.pending, id)
+	if plant.On(plant.AbortDeletesShared) {
+		// What id references is listed now, before the release below.
+		defer s.io.execute(Plan{Delete: s.ledger.registry.referencedBlobs(id)})
+	}
 	plan := s.ledger.Abort(id)
 	s.io.notifyAborted(id, cause)
 	s.io.execute(plan)

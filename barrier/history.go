@@ -6,6 +6,8 @@ import (
 	"io"
 	"maps"
 	"slices"
+
+	"github.com/lakestate/lakestate/internal/plant"
 )
 
 // StateFile is one file of a store's checkpoint, as its backend lists it at
@@ -237,6 +239,9 @@ func (h *History) Acknowledged(d *Decision) {
 		return
 	}
 	h.acked[d.ID] = d.shared
+	if plant.On(plant.ReuseUnconfirmed) {
+		h.confirmed, h.base = d.ID, d.shared
+	}
 }
 
 // Confirm handles the notification that checkpoint id completed and reports

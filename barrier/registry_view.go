@@ -37,3 +37,13 @@ func (r *Registry) isExternal(blob string) bool {
 
 // Blobs lists every blob some copy holds, sorted.
 func (r *Registry) Blobs() []string { return slices.Sorted(maps.Keys(r.blobUsers)) }
+
+// referencedBlobs lists the blobs checkpoint id references, sorted.
+func (r *Registry) referencedBlobs(id CheckpointID) []string {
+	var out []string
+	for k := range r.byCheckpoint[id] {
+		out = append(out, r.entries[k].copyReferencedBy(id).blob)
+	}
+	slices.Sort(out)
+	return slices.Compact(out)
+}
