@@ -1,0 +1,221 @@
+package main
+
+import (
+	"bufio"
+	"bytes"
+	"fmt"
+	"math"
+	"os"
+	goruntime "runtime"
+	"runtime/debug"
+	"runtime/metrics"
+	"strconv"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"syscall"
+	"time"
+
+	"github.com/lakestate/lakestate/actors"
+	"github.com/lakestate/lakestate/nexmark"
+	"github.com/lakestate/lakestate/nexmark/jobs"
+	"github.com/lakestate/lakestate/runtime"
+)
+
+// runMeasure is what one run of a query on a backend measured.
+type runMeasure struct {
+	Seconds          float64 `json:"seconds"`
+	CPUSeconds       float64 `json:"cpu_seconds"`
+	EventsPerSec     float64 `json:"events_per_sec"`
+	EventsPerCoreSec float64 `json:"events_per_core_sec"`
+	Checkpoints      int64   `json:"checkpoints"`
+	// SyncMillis and UploadBytes are per completed checkpoint; nil when the
+	// runtime does not report them.
+	SyncMillis    []float64 `json:"sync_ms,omitempty"`
+	UploadBytes   []int64   `json:"upload_bytes,omitempty"`
+	PeakHeapBytes uint64    `json:"peak_heap_bytes"`
+	PeakRSSBytes  uint64    `json:"peak_rss_bytes"`
+	OutputRows    int       `json:"output_rows"`
+	Digest        string    `json:"digest"`
+}
+
+// benchOne runs query q once on backend be over cfg.Events events.
+func benchOne(q jobs.Query, be string, cfg benchConfig, dir string, prog *progress, label string) (runMeasure, error) {
+	var m runMeasure
+	opts := runtime.Options{Name: q.Name, Parallelism: cfg.Parallelism, CheckpointInterval: cfg.Interval,
+		BatchSize: cfg.BatchSize, Credits: cfg.Credits}
+	if err := configureBackend(be, dir, &opts); err != nil {
+		return m, err
+	}
+	ncfg := nexmark.DefaultConfig()
+	ncfg.NumEvents = cfg.Events
+	ncfg.Seed = cfg.Seed
+	src := &countingSource{Source: &jobs.Source{Config: ncfg, NumSplits: cfg.Parallelism}}
+	out := runtime.NewChangelogTable()
+	g := runtime.NewGraph()
+	q.Build(g.Source("nexmark", src)).Sink("sink", out)
+	if err := g.Err(); err != nil {
+		return m, err
+	}
+
+	sys := actors.NewSystem(actors.Options{Seed: cfg.Seed})
+	defer sys.Close()
+	mt := startMeter()
+	run, err := runtime.Start(sys, g, opts)
+	if err != nil {
+		mt.stop()
+		return m, err
+	}
+	stopTicker := prog.tick(func() string { return label + "  " + progressBar(src.read.Load(), cfg.Events) })
+	err = run.Wait()
+	stopTicker()
+	mt.stop()
+	if err != nil {
+		return m, err
+	}
+
+	m.Seconds = mt.elapsed.Seconds()
+	m.CPUSeconds = mt.cpu.Seconds()
+	m.EventsPerSec = float64(cfg.Events) / m.Seconds
+	if m.CPUSeconds > 0 {
+		m.EventsPerCoreSec = float64(cfg.Events) / m.CPUSeconds
+	}
+	m.Checkpoints = run.Completed()
+	m.PeakHeapBytes, m.PeakRSSBytes = mt.peakHeap, mt.peakRSS
+	if stats, ok := checkpointStats(run); ok {
+		m.SyncMillis, m.UploadBytes = []float64{}, []int64{}
+		for _, s := range stats {
+			m.SyncMillis = append(m.SyncMillis, s.SyncMillis)
+			m.UploadBytes = append(m.UploadBytes, s.UploadBytes)
+		}
+	}
+	rows, err := out.Rows()
+	if err != nil {
+		return m, err
+	}
+	result := q.Output(rows)
+	m.OutputRows, m.Digest = result.Len(), nexmark.Digest(result)
+	return m, nil
+}
+
+// countingSource counts the events its readers consume, for the progress
+// bar.
+type countingSource struct {
+	runtime.Source
+	read atomic.Int64
+}
+
+func (s *countingSource) Open(split int, offset int64, wanted []bool) (runtime.SplitReader, error) {
+	r, err := s.Source.Open(split, offset, wanted)
+	if err != nil {
+		return nil, err
+	}
+	return &countingReader{SplitReader: r, src: s, last: r.Offset()}, nil
+}
+
+type countingReader struct {
+	runtime.SplitReader
+	src  *countingSource
+	last int64
+}
+
+func (r *countingReader) Read(n int, emit func(int, runtime.Row)) (runtime.ReadStatus, error) {
+	st, err := r.SplitReader.Read(n, emit)
+	off := r.Offset()
+	r.src.read.Add(off - r.last)
+	r.last = off
+	return st, err
+}
+
+func progressBar(done, total int64) string {
+	const width = 30
+	frac := 0.0
+	if total > 0 {
+		frac = math.Min(1, float64(done)/float64(total))
+	}
+	n := int(frac * width)
+	return fmt.Sprintf("[%s%s] %3.0f%% %d/%d events", strings.Repeat("=", n), strings.Repeat(" ", width-n), 100*frac, done, total)
+}
+
+// meter measures one run of the process: wall time, CPU time of the whole
+// process (getrusage), and the high-water marks of the Go heap (sampled)
+// and of the resident set (the kernel's, reset at the start where the
+// kernel allows it).
+type meter struct {
+	start    time.Time
+	ru       syscall.Rusage
+	done     chan struct{}
+	wg       sync.WaitGroup
+	hwmReset bool
+
+	elapsed, cpu      time.Duration
+	peakHeap, peakRSS uint64
+}
+
+const heapMetric = "/memory/classes/heap/objects:bytes"
+
+func startMeter() *meter {
+	goruntime.GC()
+	debug.FreeOSMemory()
+	m := &meter{done: make(chan struct{})}
+	// Writing 5 to clear_refs resets the resident set's high-water mark.
+	m.hwmReset = os.WriteFile("/proc/self/clear_refs", []byte("5"), 0) == nil
+	_ = syscall.Getrusage(syscall.RUSAGE_SELF, &m.ru)
+	m.start = time.Now()
+	m.wg.Add(1)
+	go func() {
+		defer m.wg.Done()
+		sample := []metrics.Sample{{Name: heapMetric}}
+		t := time.NewTicker(20 * time.Millisecond)
+		defer t.Stop()
+		for {
+			metrics.Read(sample)
+			if sample[0].Value.Kind() == metrics.KindUint64 {
+				m.peakHeap = max(m.peakHeap, sample[0].Value.Uint64())
+			}
+			select {
+			case <-m.done:
+				return
+			case <-t.C:
+			}
+		}
+	}()
+	return m
+}
+
+func (m *meter) stop() {
+	m.elapsed = time.Since(m.start)
+	var ru syscall.Rusage
+	_ = syscall.Getrusage(syscall.RUSAGE_SELF, &ru)
+	close(m.done)
+	m.wg.Wait()
+	m.cpu = time.Duration(syscall.TimevalToNsec(ru.Utime) - syscall.TimevalToNsec(m.ru.Utime) +
+		syscall.TimevalToNsec(ru.Stime) - syscall.TimevalToNsec(m.ru.Stime))
+	if hwm, ok := readVmHWM(); ok && m.hwmReset {
+		m.peakRSS = hwm
+	} else {
+		m.peakRSS = uint64(ru.Maxrss) * 1024 // the process's lifetime peak
+	}
+}
+
+// readVmHWM reads the resident set's high-water mark from /proc.
+func readVmHWM() (uint64, bool) {
+	b, err := os.ReadFile("/proc/self/status")
+	if err != nil {
+		return 0, false
+	}
+	sc := bufio.NewScanner(bytes.NewReader(b))
+	for sc.Scan() {
+		rest, ok := strings.CutPrefix(sc.Text(), "VmHWM:")
+		if !ok {
+			continue
+		}
+		f := strings.Fields(rest)
+		if len(f) != 2 || f[1] != "kB" {
+			return 0, false
+		}
+		kb, err := strconv.ParseUint(f[0], 10, 64)
+		return kb * 1024, err == nil
+	}
+	return 0, false
+}
