@@ -1,23 +1,37 @@
 package runtime
 
 import (
+	"crypto/rand"
+	"errors"
 	"fmt"
+	"io"
+	mrand "math/rand/v2"
 	"sync/atomic"
+	"time"
 
 	"github.com/asynkron/protoactor-go/actor"
+
+	"github.com/lakestate/lakestate/barrier"
 )
 
-// jobActor runs one run of a job: it spawns a task per subtask, wires them,
-// and is the checkpoint coordinator: it triggers checkpoints at the sources,
-// collects the tasks' acknowledgements, stores the snapshot and tells every
-// task the outcome. It also notices the end: once every sink's input ended
-// it takes a final checkpoint, and the run is finished when every sink has
+// jobActor runs one run of a job. It spawns the checkpoint actors (the
+// barrier Coordinator, an Uploader), waits for the coordinator's recovery,
+// prepares every task's state off the actors (restoring the latest completed
+// checkpoint when asked), then spawns a task and a Store actor per subtask
+// and wires them. It asks the coordinator for checkpoints (periodically, on
+// request, and once at the end) and injects the barriers it is told to at
+// the sources. It also notices the end: once every sink's input ended it
+// takes a final checkpoint, and the run is finished when every sink has
 // committed it.
 type jobActor struct {
 	env    *taskEnv
 	driver *actor.PID
-	coord  *coordinator
+	self   *actor.PID
+	coord  *actor.PID
+	upload *actor.PID
+	trig   triggers
 	pids   []*actor.PID
+	stores []*actor.PID
 	// sources and sinks are global task indexes.
 	sources, sinks []int
 	idle           map[int]bool
@@ -27,6 +41,7 @@ type jobActor struct {
 	// captures everything (0 until it starts).
 	finalWanted bool
 	final       int64
+	completed   int64
 	committed   map[int]int64
 	done        bool
 	stopping    bool
@@ -43,32 +58,35 @@ func (j *jobActor) Receive(ctx actor.Context) {
 		j.stopping = true
 	case *actor.Stopped, *actor.Restarting:
 	case *actor.Terminated:
-		// A task stops on its own only when it panicked.
+		// A child stops on its own only when it panicked.
 		if !j.stopping {
-			j.failRun(fmt.Errorf("task %s stopped", m.Who.Id))
+			j.failRun(fmt.Errorf("%s stopped", m.Who.Id))
 		}
+	case *barrier.Recovered:
+		j.recovered(ctx, m)
+	case *prepared:
+		j.prepared(ctx, m)
 	case *triggerRequest:
-		j.startCheckpoint(j.coord.request(m.token))
+		if j.trig.request(m.token) {
+			j.askCheckpoint(ctx)
+		}
 	case *checkpointTick:
-		j.startCheckpoint(j.coord.request(0))
+		if j.trig.request(0) {
+			j.askCheckpoint(ctx)
+		}
 		j.env.sys.Clock().SendAfter(j.env.opts.CheckpointInterval, ctx.Self(), &checkpointTick{})
-	case *taskAck:
-		last, err := j.coord.ack(m.id, m.task, m.snap)
-		if err != nil {
-			j.failRun(err)
-			return
+	case *barrier.Triggered:
+		j.triggered(m)
+	case *barrier.TriggerCheckpoint:
+		j.inject(int64(m.ID))
+	case *barrier.Complete:
+		if m.Kind == barrier.KindCheckpoint {
+			j.complete(ctx, int64(m.ID))
 		}
-		if last {
-			j.store(ctx, m.id)
-		}
-	case *taskDecline:
-		j.abort(m.id, m.err)
-	case *snapshotStored:
-		if m.err != nil {
-			j.abort(m.id, fmt.Errorf("store of checkpoint %d: %w", m.id, m.err))
-			return
-		}
-		j.complete(m.id)
+	case *barrier.Aborted:
+		j.abort(ctx, int64(m.ID), m.Err)
+	case *taskSynced:
+		j.env.sys.Send(j.driver, &evSynced{id: m.id, task: m.task, took: m.took, done: m.done})
 	case *sourceIdle:
 		j.idle[m.task] = m.idle
 		all := true
@@ -83,7 +101,9 @@ func (j *jobActor) Receive(ctx actor.Context) {
 		j.sinksEnded++
 		if j.sinksEnded == len(j.sinks) {
 			j.finalWanted = true
-			j.startCheckpoint(j.coord.request(0))
+			if j.trig.request(0) {
+				j.askCheckpoint(ctx)
+			}
 		}
 	case *sinkCommitted:
 		j.committed[m.task] = max(j.committed[m.task], m.id)
@@ -95,16 +115,97 @@ func (j *jobActor) Receive(ctx actor.Context) {
 	}
 }
 
+// start spawns the checkpoint actors; the coordinator answers Recovered
+// once it has read what the blob store holds.
 func (j *jobActor) start(ctx actor.Context) {
+	j.self = ctx.Self()
 	j.env.job = ctx.Self()
-	p := j.env.plan
+	sys, opts, p := j.env.sys, j.env.opts, j.env.plan
+	var err error
+	j.upload, err = sys.SpawnChild(ctx, "uploader", barrier.NewUploader(sys, barrier.UploaderConfig{Blobs: opts.Blobs, FileIO: j.env.fio}))
+	if err != nil {
+		j.failRun(fmt.Errorf("spawn uploader: %w", err))
+		return
+	}
+	var ops []barrier.OperatorSpec
+	for _, n := range p.nodes {
+		ops = append(ops, barrier.OperatorSpec{ID: n.name, Name: n.name, Parallelism: p.parallelism, MaxParallelism: p.maxParallelism})
+	}
+	j.coord, err = sys.SpawnChild(ctx, "coordinator", barrier.NewCoordinator(sys, barrier.CoordinatorConfig{
+		JobID: opts.Name, Blobs: opts.Blobs, Operators: ops, Retain: opts.Retain, Timeout: opts.CheckpointTimeout,
+		TriggerTarget: ctx.Self(), Subscribers: []*actor.PID{ctx.Self()}, RecoveredTo: ctx.Self(),
+	}))
+	if err != nil {
+		j.failRun(fmt.Errorf("spawn coordinator: %w", err))
+	}
+}
+
+// recovered prepares the tasks' state on the executor, from the latest
+// completed checkpoint when the run restores.
+func (j *jobActor) recovered(ctx actor.Context, m *barrier.Recovered) {
+	if m.Err != nil {
+		j.failRun(fmt.Errorf("checkpoint storage: %w", m.Err))
+		return
+	}
+	opts := j.env.opts
+	prep := &runPrep{plan: j.env.plan, backend: opts.Backend, blobs: opts.Blobs, fio: j.env.fio,
+		local: j.env.local, dir: j.env.dir, entropy: j.entropy(ctx)}
+	if opts.RestoreLatest {
+		if m.Latest == nil {
+			j.failRun(errNoCheckpoint)
+			return
+		}
+		prep.from = m.Latest
+	}
+	j.env.sys.Executor().Submit(ctx.Self(), func() any { return prep.prepare() })
+}
+
+// entropy is where the store runs' backend ids come from: a seeded stream in
+// a simulation (a seed determines the run), the system's randomness
+// otherwise (ids must differ across processes too).
+func (j *jobActor) entropy(ctx actor.Context) io.Reader {
+	if _, ok := j.env.sys.Simulated(); !ok {
+		return rand.Reader
+	}
+	r := j.env.sys.Rand(ctx.Self().Id)
+	var seed [32]byte
+	for i := range 4 {
+		v := r.Uint64()
+		for k := range 8 {
+			seed[i*8+k] = byte(v >> (8 * k))
+		}
+	}
+	return mrand.NewChaCha8(seed)
+}
+
+// prepared spawns a task and a Store actor per subtask, wires them and lets
+// the sources read.
+func (j *jobActor) prepared(ctx actor.Context, m *prepared) {
+	if m.err != nil {
+		j.failRun(m.err)
+		return
+	}
+	sys, p := j.env.sys, j.env.plan
+	j.env.starts = m.starts
 	for _, t := range p.tasks {
-		pid, err := j.env.sys.SpawnChild(ctx, t.id.String(), j.producer(t))
+		st := m.starts[t.global]
+		pid, err := sys.SpawnChild(ctx, t.id.String(), j.producer(t))
 		if err != nil {
 			j.failRun(fmt.Errorf("spawn %s: %w", t.id, err))
 			return
 		}
+		store, err := sys.SpawnChild(ctx, "store-"+t.id.String(), barrier.NewStoreActor(sys, barrier.StoreConfig{
+			Operator: t.node.name, Subtask: t.id.Subtask, KeyGroups: t.keyGroups, WorkDir: st.dirs.work, FileIO: j.env.fio,
+			Uploader: j.upload, Coordinator: j.coord, History: st.history,
+		}))
+		if err != nil {
+			j.failRun(fmt.Errorf("spawn store actor of %s: %w", t.id, err))
+			return
+		}
 		j.pids = append(j.pids, pid)
+		j.stores = append(j.stores, store)
+		ctx.Send(j.coord, &barrier.Subscribe{PID: pid})
+		ctx.Send(j.coord, &barrier.Subscribe{PID: store})
 		switch t.node.kind {
 		case kindSource:
 			j.sources = append(j.sources, t.global)
@@ -113,13 +214,22 @@ func (j *jobActor) start(ctx actor.Context) {
 		}
 	}
 	for _, pid := range j.pids {
-		ctx.Send(pid, &wireMsg{pids: j.pids})
+		ctx.Send(pid, &wireMsg{pids: j.pids, stores: j.stores})
 	}
 	for _, s := range j.sources {
 		ctx.Send(j.pids[s], &startMsg{})
 	}
 	if d := j.env.opts.CheckpointInterval; d > 0 {
 		j.env.sys.Clock().SendAfter(d, ctx.Self(), &checkpointTick{})
+	}
+	var from int64
+	if r := m.starts[0].restore; r != nil {
+		from = r.id
+	}
+	ctx.Send(j.driver, &evStarted{restored: from})
+	j.trig.ready = true
+	if j.trig.next() {
+		j.askCheckpoint(ctx)
 	}
 }
 
@@ -140,67 +250,58 @@ func (j *jobActor) producer(t *taskPlan) actor.Producer {
 	}
 }
 
-// startCheckpoint injects a checkpoint the coordinator started, if it did.
-func (j *jobActor) startCheckpoint(id int64, tokens []uint64, started bool) {
-	if !started {
+func (j *jobActor) askCheckpoint(ctx actor.Context) {
+	ctx.Request(j.coord, &barrier.Trigger{Kind: barrier.KindCheckpoint})
+}
+
+func (j *jobActor) triggered(m *barrier.Triggered) {
+	busy := errors.Is(m.Err, barrier.ErrTooManyPending)
+	tokens := j.trig.triggered(int64(m.ID), m.Err != nil)
+	if m.Err != nil && !busy {
+		j.failRun(fmt.Errorf("trigger checkpoint: %w", m.Err))
 		return
 	}
+	for _, tok := range tokens {
+		j.env.sys.Send(j.driver, &evTriggered{token: tok, id: int64(m.ID)})
+	}
+}
+
+// inject starts checkpoint id at the sources. A checkpoint injected after
+// every sink's input ended captures all output: it is the final one.
+func (j *jobActor) inject(id int64) {
 	if j.finalWanted && j.final == 0 {
 		j.final = id
 	}
 	for _, s := range j.sources {
-		j.env.sys.Send(j.pids[s], &TriggerCheckpoint{ID: id})
-	}
-	for _, tok := range tokens {
-		j.env.sys.Send(j.driver, &evTriggered{token: tok, id: id})
+		j.env.sys.Send(j.pids[s], &injectBarrier{id: id})
 	}
 }
 
-// store writes the snapshot of checkpoint id, every task having
-// acknowledged it, off the actor.
-func (j *jobActor) store(ctx actor.Context, id int64) {
-	p := j.env.plan
-	snap := &Snapshot{ID: id, Job: ctx.Self().Id, MaxParallelism: p.maxParallelism, Backend: j.env.opts.Backend.Name()}
-	for _, n := range p.nodes {
-		op := OperatorSnapshot{Name: n.name}
-		for _, t := range p.nodeTasks(n) {
-			op.Subtasks = append(op.Subtasks, j.coord.pending.snaps[t.global])
-		}
-		snap.Operators = append(snap.Operators, op)
-	}
-	store := j.env.opts.Checkpoints
-	j.env.sys.Executor().Submit(ctx.Self(), func() any {
-		return &snapshotStored{id: id, err: store.Put(snap)}
-	})
-}
-
-func (j *jobActor) complete(id int64) {
-	j.coord.stored(id)
-	for _, pid := range j.pids {
-		j.env.sys.Send(pid, &CheckpointComplete{ID: id})
-	}
+func (j *jobActor) complete(ctx actor.Context, id int64) {
+	j.trig.ended(id)
+	j.completed = max(j.completed, id)
 	j.env.sys.Send(j.driver, &evCompleted{id: id})
-	j.startCheckpoint(j.coord.startQueued())
+	j.checkFinished()
+	if j.trig.next() {
+		j.askCheckpoint(ctx)
+	}
 }
 
-func (j *jobActor) abort(id int64, err error) {
-	if !j.coord.abort(id) {
-		return
-	}
-	for _, pid := range j.pids {
-		j.env.sys.Send(pid, &CheckpointAborted{ID: id, Err: err})
-	}
+func (j *jobActor) abort(ctx actor.Context, id int64, err error) {
+	j.trig.ended(id)
 	j.env.sys.Send(j.driver, &evAborted{id: id, err: err})
+	ask := false
 	if j.final == id {
 		j.final = 0
-		j.startCheckpoint(j.coord.request(0))
-		return
+		ask = j.trig.request(0)
 	}
-	j.startCheckpoint(j.coord.startQueued())
+	if ask || j.trig.next() {
+		j.askCheckpoint(ctx)
+	}
 }
 
 func (j *jobActor) checkFinished() {
-	if j.final == 0 || j.coord.completed < j.final {
+	if j.final == 0 || j.completed < j.final {
 		return
 	}
 	for _, s := range j.sinks {
@@ -215,4 +316,12 @@ func (j *jobActor) checkFinished() {
 func (j *jobActor) failRun(err error) {
 	j.done = true
 	j.env.sys.Send(j.driver, &evFailed{err: err})
+}
+
+// taskSynced: a task's sync phase of checkpoint id ended after took.
+type taskSynced struct {
+	id   int64
+	task int
+	took time.Duration
+	done *barrier.SyncDone
 }

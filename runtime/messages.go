@@ -2,8 +2,11 @@ package runtime
 
 import (
 	"fmt"
+	"time"
 
 	"github.com/asynkron/protoactor-go/actor"
+
+	"github.com/lakestate/lakestate/barrier"
 )
 
 // Messages between the tasks of a job. ch is the channel's number at the
@@ -34,23 +37,17 @@ func (m *creditMsg) Trace() string    { return fmt.Sprintf("ch=%d n=%d", m.ch, m
 
 // Messages between the job actor and its tasks.
 type (
-	// wireMsg gives a task the PIDs of every task, by global index.
-	wireMsg struct{ pids []*actor.PID }
+	// wireMsg gives a task the PIDs of every task and of every task's Store
+	// actor, by global index.
+	wireMsg struct{ pids, stores []*actor.PID }
+	// injectBarrier asks a source task to start checkpoint id: record its
+	// offsets and inject barrier id into its outputs.
+	injectBarrier struct{ id int64 }
 	// startMsg lets a source start reading, once every task is wired.
 	startMsg struct{}
 	// produceMsg makes a source read its next batch; token tells a poll
 	// timer's message from a stale one.
 	produceMsg struct{ token uint64 }
-	taskAck    struct {
-		id   int64
-		task int
-		snap TaskSnapshot
-	}
-	taskDecline struct {
-		id   int64
-		task int
-		err  error
-	}
 	taskFailed struct {
 		task int
 		err  error
@@ -68,15 +65,11 @@ type (
 		task int
 		idle bool
 	}
-	snapshotStored struct {
-		id  int64
-		err error
-	}
 	checkpointTick struct{}
 	triggerRequest struct{ token uint64 }
 )
 
-func (m *taskAck) Trace() string { return fmt.Sprintf("id=%d task=%d", m.id, m.task) }
+func (m *injectBarrier) Trace() string { return fmt.Sprintf("id=%d", m.id) }
 
 // Events the job actor reports to the driver's probe.
 type (
@@ -88,6 +81,13 @@ type (
 	evAborted   struct {
 		id  int64
 		err error
+	}
+	evStarted struct{ restored int64 }
+	evSynced  struct {
+		id   int64
+		task int
+		took time.Duration
+		done *barrier.SyncDone
 	}
 	evFinished    struct{ id int64 }
 	evFailed      struct{ err error }

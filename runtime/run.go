@@ -3,12 +3,19 @@ package runtime
 import (
 	"errors"
 	"fmt"
+	"os"
+	"path/filepath"
+	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/asynkron/protoactor-go/actor"
 
 	"github.com/lakestate/lakestate/actors"
+	"github.com/lakestate/lakestate/barrier"
+	"github.com/lakestate/lakestate/barrier/blobdir"
 	"github.com/lakestate/lakestate/keygroup"
+	"github.com/lakestate/lakestate/table"
 )
 
 // Options configure a run of a job.
@@ -29,15 +36,28 @@ type Options struct {
 	Credits int
 	// Backend makes the subtask stores; default MemoryBackend().
 	Backend StateBackend
-	// Checkpoints keeps the completed checkpoints; default a new store that
-	// keeps them all.
-	Checkpoints *CheckpointStore
-	// Restore, if set, is the checkpoint the run starts from.
-	Restore *Snapshot
+	// Dir holds the job's local files: each subtask's state and checkpoint
+	// directories under Dir/<Name>/local (removed when the next run starts)
+	// and, unless Blobs is set, the checkpoints under Dir/<Name>/checkpoints.
+	// Default: a temporary directory removed when the run ends.
+	Dir string
+	// Blobs is where checkpoints live; default a local directory store
+	// (barrier/blobdir) under Dir.
+	Blobs barrier.BlobStore
+	// Retain is how many completed checkpoints are kept; default 1.
+	Retain int
+	// RestoreLatest makes the run start from the latest completed checkpoint
+	// in Blobs, at any parallelism (same MaxParallelism and backend); a
+	// run without one fails to start. Checkpoint ids continue after every
+	// checkpoint Blobs holds.
+	RestoreLatest bool
 	// CheckpointInterval, if positive, triggers checkpoints periodically on
 	// the system clock; checkpoints are also taken on request (Run.Checkpoint)
-	// and once at the end.
+	// and once at the end. At most one is in flight.
 	CheckpointInterval time.Duration
+	// CheckpointTimeout aborts a checkpoint that takes longer; default 10
+	// minutes.
+	CheckpointTimeout time.Duration
 	// IdlePoll is how long a source with nothing to read waits before it
 	// polls again; default 10ms.
 	IdlePoll time.Duration
@@ -65,9 +85,6 @@ func (o *Options) defaults() {
 	if o.Backend == nil {
 		o.Backend = MemoryBackend()
 	}
-	if o.Checkpoints == nil {
-		o.Checkpoints = NewCheckpointStore(0)
-	}
 	if o.IdlePoll == 0 {
 		o.IdlePoll = 10 * time.Millisecond
 	}
@@ -84,8 +101,13 @@ type Run struct {
 	probe *actors.Probe
 	job   *actor.PID
 	token uint64
+	// tmp is the temporary Dir the run made, removed when it ends.
+	tmp string
+	// restored is the checkpoint the run started from (0: none).
+	restored int64
 	// completed is the newest checkpoint the run reported complete.
 	completed int64
+	stats     RunStats
 	// idleEvents counts the times every source became idle; idleAwaited how
 	// many of them AwaitSourcesIdle has returned for.
 	idleEvents, idleAwaited int
@@ -97,7 +119,9 @@ type Run struct {
 // before the awaited event.
 var ErrRunEnded = errors.New("run ended")
 
-// Start runs the graph on sys.
+// Start runs the graph on sys: it starts the run's checkpoint actors and
+// tasks, restoring their state first when opts.RestoreLatest says so, and
+// returns once the sources read.
 func Start(sys *actors.System, g *Graph, opts Options) (*Run, error) {
 	opts.defaults()
 	if err := g.validate(); err != nil {
@@ -107,34 +131,81 @@ func Start(sys *actors.System, g *Graph, opts Options) (*Run, error) {
 	if err != nil {
 		return nil, err
 	}
-	env := &taskEnv{sys: sys, plan: p, opts: &opts, restores: make([]*taskRestore, len(p.tasks))}
-	firstID := opts.Checkpoints.MaxID() + 1
-	if opts.Restore != nil {
-		if env.restores, err = planRestore(opts.Restore, p, opts.Backend.Name()); err != nil {
+	r := &Run{sys: sys, opts: opts}
+	if opts.Dir == "" {
+		if opts.RestoreLatest {
+			return nil, fmt.Errorf("run %s: a restore needs Options.Dir", opts.Name)
+		}
+		if r.tmp, err = os.MkdirTemp("", "lakestate-"+opts.Name+"-*"); err != nil {
 			return nil, err
 		}
-		firstID = max(firstID, opts.Restore.ID+1)
+		opts.Dir = r.tmp
 	}
-	name := fmt.Sprintf("%s#%d", opts.Name, opts.Checkpoints.nextRun())
-	probe, err := actors.NewProbe(sys, name+"-driver")
-	if err != nil {
+	jobDir := filepath.Join(opts.Dir, opts.Name)
+	if opts.Blobs == nil {
+		if opts.Blobs, err = blobdir.Open(filepath.Join(jobDir, "checkpoints")); err != nil {
+			r.removeTmp()
+			return nil, err
+		}
+	}
+	r.opts = opts
+	name := fmt.Sprintf("%s#%d", opts.Name, nextRun(sys))
+	local := filepath.Join(jobDir, "local")
+	env := &taskEnv{sys: sys, plan: p, opts: &r.opts, fio: table.NewLocalFileIO(), local: local, dir: filepath.Join(local, name)}
+	if r.probe, err = actors.NewProbe(sys, name+"-driver"); err != nil {
+		r.removeTmp()
 		return nil, err
 	}
-	probe.SetWait(opts.Wait)
-	r := &Run{sys: sys, opts: opts, probe: probe}
-	job := &jobActor{
-		env:       env,
-		driver:    probe.PID(),
-		coord:     newCoordinator(len(p.tasks), firstID),
-		idle:      map[int]bool{},
-		committed: map[int]int64{},
-	}
+	r.probe.SetWait(opts.Wait)
+	job := &jobActor{env: env, driver: r.probe.PID(), idle: map[int]bool{}, committed: map[int]int64{}}
 	if r.job, err = sys.Spawn(name, func() actor.Actor { return job }); err != nil {
-		sys.Stop(probe.PID())
+		sys.Stop(r.probe.PID())
+		r.removeTmp()
 		return nil, fmt.Errorf("spawn run %s: %w", name, err)
 	}
-	probe.Watch(r.job)
+	r.probe.Watch(r.job)
+	var started bool
+	if err := r.await(func(msg any) bool { _, started = msg.(*evStarted); return started }); err != nil {
+		_ = r.stop()
+		return nil, err
+	}
 	return r, nil
+}
+
+// runNumbers numbers the runs of each system. A run's actors are named by
+// it, so that a message addressed to a task of an ended run (a commit result
+// or a poll timer still on its way) never reaches the same-named task of the
+// next run.
+var runNumbers sync.Map // *actors.System → *atomic.Int64
+
+func nextRun(sys *actors.System) int64 {
+	n, _ := runNumbers.LoadOrStore(sys, new(atomic.Int64))
+	return n.(*atomic.Int64).Add(1)
+}
+
+// RunStats describes a run's checkpoints as far as the driver has seen.
+type RunStats struct {
+	// Completed and Aborted count the run's checkpoints.
+	Completed, Aborted int
+	// UploadedBytes and ReusedBytes sum what the subtasks' sync phases
+	// handed to the uploader and referenced from earlier checkpoints.
+	UploadedBytes, ReusedBytes int64
+	// Syncs is every subtask's sync-phase duration (barrier aligned to
+	// SyncDone, the subtask paused), in arrival order.
+	Syncs []time.Duration
+}
+
+// Stats describes the run's checkpoints.
+func (r *Run) Stats() RunStats { return r.stats }
+
+// Restored is the checkpoint the run started from, 0 for a fresh start.
+func (r *Run) Restored() int64 { return r.restored }
+
+func (r *Run) removeTmp() {
+	if r.tmp != "" {
+		os.RemoveAll(r.tmp)
+		r.tmp = ""
+	}
 }
 
 // next takes the run's next event and records what it says.
@@ -144,8 +215,17 @@ func (r *Run) next() (any, error) {
 		return nil, err
 	}
 	switch m := msg.(type) {
+	case *evStarted:
+		r.restored = m.restored
 	case *evCompleted:
-		r.completed = m.id
+		r.completed = max(r.completed, m.id)
+		r.stats.Completed++
+	case *evAborted:
+		r.stats.Aborted++
+	case *evSynced:
+		r.stats.Syncs = append(r.stats.Syncs, m.took)
+		r.stats.UploadedBytes += m.done.UploadBytes
+		r.stats.ReusedBytes += m.done.ReusedBytes
 	case *evFinished:
 		r.finished = true
 	case *evSourcesIdle:
@@ -257,6 +337,7 @@ func (r *Run) Kill() error {
 	if sim, ok := r.sys.Simulated(); ok {
 		sim.Crash(r.job)
 		r.sys.Stop(r.probe.PID())
+		r.removeTmp()
 		return nil
 	}
 	return r.stop()
@@ -264,6 +345,7 @@ func (r *Run) Kill() error {
 
 // stop stops the job actor and its tasks and waits until they are gone.
 func (r *Run) stop() error {
+	defer r.removeTmp()
 	defer r.sys.Stop(r.probe.PID())
 	r.sys.Stop(r.job)
 	for {

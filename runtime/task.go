@@ -2,20 +2,28 @@ package runtime
 
 import (
 	"fmt"
+	"time"
 
 	"github.com/asynkron/protoactor-go/actor"
 
 	"github.com/lakestate/lakestate/actors"
+	"github.com/lakestate/lakestate/barrier"
+	"github.com/lakestate/lakestate/table"
 )
 
 // taskEnv is what every task of a run shares: the system, the plan and the
 // run's settings.
 type taskEnv struct {
-	sys      *actors.System
-	plan     *plan
-	opts     *Options
-	restores []*taskRestore // by global task; nil entries start fresh
-	job      *actor.PID
+	sys  *actors.System
+	plan *plan
+	opts *Options
+	fio  table.FileIO
+	// local holds the local files of the job's runs, dir this run's.
+	local, dir string
+	// starts is what each task starts from, by global task; set by the job
+	// before it spawns the tasks.
+	starts []*taskStart
+	job    *actor.PID
 }
 
 // taskCore is what every task does with its PIDs, its outputs and failure.
@@ -27,6 +35,9 @@ type taskCore struct {
 	out    *outputs
 	ck     Checkpointer
 	failed bool
+	// syncID is the checkpoint of the latest sync phase, begun at syncAt.
+	syncID int64
+	syncAt time.Time
 }
 
 func (c *taskCore) send(to *actor.PID, msg any) { c.env.sys.Send(to, msg) }
@@ -34,7 +45,7 @@ func (c *taskCore) send(to *actor.PID, msg any) { c.env.sys.Send(to, msg) }
 func (c *taskCore) wire(self *actor.PID, m *wireMsg) {
 	c.self, c.pids = self, m.pids
 	c.out = newOutputs(c.env.plan, c.tp, m.pids, c.env.opts.Credits, c.send)
-	c.ck = &localCheckpointer{sys: c.env.sys, coordinator: c.env.job, backend: c.env.opts.Backend, task: c.tp.global}
+	c.ck = &storeCheckpointer{sys: c.env.sys, store: m.stores[c.tp.global]}
 }
 
 // fail reports the task's failure to the job and makes the task ignore
@@ -47,7 +58,21 @@ func (c *taskCore) fail(err error) {
 	c.send(c.env.job, &taskFailed{task: c.tp.global, err: fmt.Errorf("%s: %w", c.tp.id, err)})
 }
 
-func (c *taskCore) restore() *taskRestore { return c.env.restores[c.tp.global] }
+func (c *taskCore) start() *taskStart { return c.env.starts[c.tp.global] }
+
+// syncStarted notes when the task's sync phase of a checkpoint began, on the
+// system clock; synced reports its end to the job.
+func (c *taskCore) syncStarted(id int64) {
+	c.syncID, c.syncAt = id, c.env.sys.Clock().Now()
+}
+
+func (c *taskCore) synced(m *barrier.SyncDone) {
+	if int64(m.ID) != c.syncID {
+		return
+	}
+	took := c.env.sys.Clock().Now().Sub(c.syncAt)
+	c.send(c.env.job, &taskSynced{id: c.syncID, task: c.tp.global, took: took, done: m})
+}
 
 // restartedTask replaces a task that panicked and was restarted by its
 // supervisor: its state is gone, so the run cannot go on.

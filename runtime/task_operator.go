@@ -1,11 +1,11 @@
 package runtime
 
 import (
-	"errors"
 	"fmt"
 
 	"github.com/asynkron/protoactor-go/actor"
 
+	"github.com/lakestate/lakestate/barrier"
 	"github.com/lakestate/lakestate/subtask"
 )
 
@@ -50,16 +50,19 @@ func (t *operatorTask) Receive(ctx actor.Context) {
 	case *creditMsg:
 		t.out.credit(int(m.ch), int(m.n))
 		err = t.pump()
-	case *SyncDone:
-		t.in.paused = false
-		err = t.pump()
-	case *CheckpointComplete:
-		if l, ok := t.op.(CheckpointListener); ok {
-			err = l.CheckpointComplete(m.ID)
+	case *barrier.SyncDone:
+		if int64(m.ID) == t.syncID && t.in.paused {
+			t.synced(m)
+			t.in.paused = false
+			err = t.pump()
 		}
-	case *CheckpointAborted:
+	case *barrier.Complete:
+		if l, ok := t.op.(CheckpointListener); ok && m.Kind == barrier.KindCheckpoint {
+			err = l.CheckpointComplete(int64(m.ID))
+		}
+	case *barrier.Aborted:
 		if l, ok := t.op.(CheckpointListener); ok {
-			err = l.CheckpointAborted(m.ID)
+			err = l.CheckpointAborted(int64(m.ID))
 		}
 	default:
 		h, ok := t.op.(MessageHandler)
@@ -92,50 +95,25 @@ func (t *operatorTask) setup(self *actor.PID, m *wireMsg) error {
 	for _, e := range n.inputs {
 		t.octx.Inputs = append(t.octx.Inputs, e.from.schemas[e.output])
 	}
-	r := t.restore()
-	if r != nil {
+	st := t.start()
+	if r := st.restore; r != nil {
 		t.octx.Restored, t.octx.RestoredID = r.extras, r.id
 	}
-	var clip []subtask.Backend
-	if n.keyed() {
-		b, err := t.openBackend(r)
-		if err != nil {
-			return err
-		}
-		t.store = subtask.NewStore(b)
+	if st.backend != nil {
+		t.store = subtask.NewStore(st.backend)
 		t.store.SetNow(t.env.sys.Clock().Now().UnixMilli())
-		if r != nil && !r.aligned {
-			for _, h := range r.sources {
-				src, err := t.env.opts.Backend.Restore(t.tp.id, h)
-				if err != nil {
-					return err
-				}
-				clip = append(clip, src)
-			}
-		}
 	}
 	t.octx.Store = t.store
 	t.op = n.newOp()
 	if err := t.op.Open(&t.octx); err != nil {
 		return fmt.Errorf("open: %w", err)
 	}
-	if len(clip) > 0 {
-		err := t.store.Clip(clip, t.tp.keyGroups)
-		for _, b := range clip {
-			err = errors.Join(err, b.Close())
-		}
-		if err != nil {
-			return fmt.Errorf("restore of checkpoint %d: %w", r.id, err)
+	if st.restored != nil {
+		if err := st.restored.Finish(t.store, t.env.fio); err != nil {
+			return fmt.Errorf("restore of checkpoint %d: %w", st.restore.id, err)
 		}
 	}
 	return nil
-}
-
-func (t *operatorTask) openBackend(r *taskRestore) (subtask.Backend, error) {
-	if r != nil && r.aligned && r.state != nil {
-		return t.env.opts.Backend.Restore(t.tp.id, r.state)
-	}
-	return t.env.opts.Backend.Open(t.tp.id)
 }
 
 // offer handles a message from an input channel, or queues it.
@@ -231,6 +209,7 @@ func (t *operatorTask) checkpoint(id int64) error {
 		}
 	}
 	t.in.paused = true
+	t.syncStarted(id)
 	t.ck.SyncPhase(&SyncRequest{ID: id, Task: t.tp.id, KeyGroups: t.tp.keyGroups, Store: t.store, Extras: extras, ReplyTo: t.self})
 	return nil
 }

@@ -5,6 +5,8 @@ import (
 	"math"
 
 	"github.com/asynkron/protoactor-go/actor"
+
+	"github.com/lakestate/lakestate/barrier"
 )
 
 // sourceTask is the actor of one source subtask. It reads its splits in
@@ -57,9 +59,11 @@ func (t *sourceTask) Receive(ctx actor.Context) {
 			t.stalled = false
 			t.schedule()
 		}
-	case *TriggerCheckpoint:
-		err = t.checkpoint(m.ID)
-	case *SyncDone, *CheckpointComplete, *CheckpointAborted:
+	case *injectBarrier:
+		err = t.checkpoint(m.id)
+	case *barrier.SyncDone:
+		t.synced(m)
+	case *barrier.Complete, *barrier.Aborted:
 	default:
 		err = fmt.Errorf("unexpected message %T", m)
 	}
@@ -77,7 +81,7 @@ func (t *sourceTask) setup(self *actor.PID, m *wireMsg) error {
 		t.wanted[i] = len(es) > 0
 	}
 	offsets := map[int]int64{}
-	if r := t.restore(); r != nil {
+	if r := t.start().restore; r != nil {
 		var err error
 		if offsets, err = mergeOffsets(r.extras, n.source.Splits()); err != nil {
 			return fmt.Errorf("restore of checkpoint %d: %w", r.id, err)
@@ -198,6 +202,7 @@ func (t *sourceTask) checkpoint(id int64) error {
 		offsets[s.split] = s.reader.Offset()
 	}
 	t.out.broadcast(func(ch int32) any { return &barrierMsg{ch: ch, id: id} })
+	t.syncStarted(id)
 	t.ck.SyncPhase(&SyncRequest{ID: id, Task: t.tp.id, KeyGroups: t.tp.keyGroups, Extras: encodeOffsets(offsets), ReplyTo: t.self})
 	return nil
 }

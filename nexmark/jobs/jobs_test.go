@@ -10,6 +10,7 @@ import (
 	"github.com/lakestate/lakestate/nexmark"
 	"github.com/lakestate/lakestate/nexmark/jobs"
 	"github.com/lakestate/lakestate/runtime"
+	"github.com/lakestate/lakestate/subtask"
 )
 
 const (
@@ -61,6 +62,9 @@ func (s scenario) String() string {
 	return fmt.Sprintf("p%d-restore-p%d", s.parallelism, s.restoreAt)
 }
 
+// scenarios is the full matrix, run on the memory backend; the disk
+// backends run the cheaper subset that still covers a restore at the same
+// and at a different parallelism both ways.
 var scenarios = []scenario{
 	{parallelism: 1},
 	{parallelism: 2},
@@ -70,8 +74,16 @@ var scenarios = []scenario{
 	{parallelism: 1, restoreAt: 2},
 }
 
+var diskScenarios = []scenario{
+	{parallelism: 2},
+	{parallelism: 2, restoreAt: 2},
+	{parallelism: 2, restoreAt: 1},
+	{parallelism: 1, restoreAt: 2},
+}
+
 var backends = map[string]func() runtime.StateBackend{
 	"memory": runtime.MemoryBackend,
+	"pebble": func() runtime.StateBackend { return runtime.PebbleBackend(subtask.PebbleOptions{MemTableSize: 4 << 20}) },
 }
 
 // Every query's committed output equals the reference, on every backend, at
@@ -80,7 +92,11 @@ var backends = map[string]func() runtime.StateBackend{
 func TestQueriesMatchReference(t *testing.T) {
 	for _, q := range jobs.Queries() {
 		for bname, backend := range backends {
-			for _, sc := range scenarios {
+			matrix := diskScenarios
+			if bname == "memory" {
+				matrix = scenarios
+			}
+			for _, sc := range matrix {
 				sc.backend = backend
 				t.Run(fmt.Sprintf("%s/%s/%s", q.Name, bname, sc), func(t *testing.T) {
 					sys := actors.NewSystem(actors.Options{})
@@ -102,12 +118,11 @@ func runScenario(t *testing.T, sys *actors.System, q jobs.Query, sc scenario) ne
 	src := &gatedSource{Source: &jobs.Source{Config: testConfig(), NumSplits: testSplits}}
 	g := runtime.NewGraph()
 	q.Build(g.Source("nexmark", src)).Sink("sink", table)
-	checkpoints := runtime.NewCheckpointStore(0)
 	opts := runtime.Options{
 		Name:        q.Name,
 		Parallelism: sc.parallelism,
 		Backend:     sc.backend(),
-		Checkpoints: checkpoints,
+		Dir:         t.TempDir(),
 		BatchSize:   256,
 		Wait:        2 * time.Minute,
 	}
@@ -142,15 +157,14 @@ func runScenario(t *testing.T, sys *actors.System, q jobs.Query, sc scenario) ne
 	must(t, "kill", run.Kill())
 	committedBefore := table.Stats().Changes
 
-	snap, ok := checkpoints.Latest()
-	if !ok || snap.ID != last {
-		t.Fatalf("latest stored checkpoint %v, want %d", snap, last)
-	}
 	src.limit.Store(math.MaxInt64)
-	opts.Parallelism, opts.Restore = sc.restoreAt, snap
+	opts.Parallelism, opts.RestoreLatest = sc.restoreAt, true
 	run, err = runtime.Start(sys, g, opts)
 	if err != nil {
 		t.Fatal(err)
+	}
+	if run.Restored() != last {
+		t.Fatalf("restored checkpoint %d, want the last completed one, %d", run.Restored(), last)
 	}
 	must(t, "restored run", run.Wait())
 	if committedBefore == 0 {
