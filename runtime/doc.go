@@ -29,16 +29,23 @@
 //
 // # Checkpoints
 //
-// A checkpoint n starts at the sources, which record their split offsets and
-// inject barrier n into every output channel. A subtask with several input
-// channels aligns: a channel that delivered barrier n is held until every
-// channel has, then the subtask forwards the barrier and runs its sync phase
-// through the [Checkpointer] seam (flush of its store, the state handle,
-// operator extras such as source offsets and sink transactions), then
-// resumes. The job's coordinator completes n once every subtask acknowledged
-// it, stores the [Snapshot] and sends [CheckpointComplete]; the sinks commit
-// the output they staged up to barrier n only then. A restore from a snapshot
-// at any parallelism adopts or clips each subtask's state by key-group range
-// and re-commits the sink transactions the snapshot still holds, so output
-// is exactly once.
+// Checkpoints are barrier/'s: each run has a Coordinator over a blob store
+// (by default a local directory, barrier/blobdir), an Uploader, and a Store
+// actor per subtask. The coordinator numbers checkpoints after every one the
+// blob store holds, so ids never repeat across runs; the job asks it for one
+// at a time (periodically, on request, and once when every sink's input has
+// ended) and injects barrier n at the sources, which record their split
+// offsets. A subtask with several input channels aligns: a channel that
+// delivered barrier n is held until every channel has, then the subtask
+// forwards the barrier and runs its sync phase through the [Checkpointer]
+// seam: its Store actor flushes the lent store, lists its files, decides
+// what to upload against the last confirmed checkpoint and lets the subtask
+// resume, then uploads and acknowledges with the operator's extras (source
+// offsets, sink transactions). Once every subtask acknowledged, the
+// coordinator writes the checkpoint's metadata and sends Complete; the sinks
+// commit the output they staged up to barrier n only then. A run restored
+// from the latest completed checkpoint, at any parallelism, adopts or clips
+// each subtask's state by key-group range, gives every operator the extras
+// of all old subtasks, and re-commits the sink transactions the checkpoint
+// still holds, so output is exactly once.
 package runtime

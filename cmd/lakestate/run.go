@@ -6,6 +6,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"sync/atomic"
 	"time"
 
 	"github.com/lakestate/lakestate/actors"
@@ -17,28 +18,30 @@ import (
 func init() {
 	register(&command{
 		path:    "run",
-		usage:   "[--query q4] [--events 200000] [--backend memory] [--parallelism 2] [--checkpoint-interval 500ms] [--dir ./lakestate-data] [--verify]",
-		summary: "run a Nexmark query to completion and write its output",
+		usage:   "[--query q4] [--events 200000] [--backend memory|pebble|paimon] [--parallelism 2] [--checkpoint-interval 500ms] [--dir ./lakestate-data] [--restore latest] [--verify]",
+		summary: "run a Nexmark query to completion (or resume it from its latest checkpoint) and write its output",
 		run:     runJob,
 	})
 }
 
-// runBackends are the state backends the run command can use.
-var runBackends = map[string]func(dir string) (runtime.StateBackend, error){
-	"memory": func(string) (runtime.StateBackend, error) { return runtime.MemoryBackend(), nil },
-}
+// runSplits is the number of generator splits of a run. Splits are fixed
+// across restores (split s is read by source subtask s mod p), so it does
+// not follow the parallelism.
+const runSplits = 4
 
 func runJob(args []string, stdout io.Writer) error {
 	fs := flag.NewFlagSet("run", flag.ContinueOnError)
 	fs.SetOutput(io.Discard)
 	query := fs.String("query", "q4", "Nexmark query: q4, q9, q18 or q20")
 	events := fs.Int64("events", 200_000, "number of events to generate")
-	backend := fs.String("backend", "memory", "state backend")
+	backend := fs.String("backend", "memory", "state backend: memory, pebble or paimon")
 	parallelism := fs.Int("parallelism", 2, "parallelism of every operator")
 	interval := fs.Duration("checkpoint-interval", 500*time.Millisecond, "time between checkpoints (0: only the final one)")
-	dir := fs.String("dir", "./lakestate-data", "directory for state and output")
+	dir := fs.String("dir", "./lakestate-data", "directory for state, checkpoints and output")
+	restore := fs.String("restore", "", `"latest": resume from the latest completed checkpoint in --dir`)
 	verify := fs.Bool("verify", false, "compare the output with the reference implementation")
 	seed := fs.Uint64("seed", 1, "generator seed")
+	killAfter := fs.Int64("kill-after-events", 0, "stop reading after this many events, checkpoint, and end the run as a crash would (to try --restore)")
 	if err := fs.Parse(args); err != nil {
 		return err
 	}
@@ -49,24 +52,43 @@ func runJob(args []string, stdout io.Writer) error {
 	if !ok {
 		return usagef("unknown query %q", *query)
 	}
-	mk, ok := runBackends[*backend]
-	if !ok {
-		return usagef("unknown or unavailable backend %q", *backend)
+	be, err := runtime.OpenBackend(*backend)
+	if err != nil {
+		return usagef("%v", err)
 	}
 	if *events <= 0 || *parallelism <= 0 {
 		return usagef("--events and --parallelism must be positive")
 	}
-	be, err := mk(filepath.Join(*dir, "state"))
-	if err != nil {
-		return err
+	if *restore != "" && *restore != "latest" {
+		return usagef(`--restore takes "latest"`)
+	}
+	if *killAfter < 0 || *killAfter >= *events {
+		return usagef("--kill-after-events must be below --events")
 	}
 
 	cfg := nexmark.DefaultConfig()
 	cfg.NumEvents = *events
 	cfg.Seed = *seed
-	out := runtime.NewChangelogTable()
-	g, err := jobs.Graph(q, cfg, *parallelism, out)
+	jobDir := filepath.Join(*dir, q.Name)
+	if *restore == "" {
+		// A fresh run starts over: no checkpoint of an earlier run is
+		// restored or kept, and its output goes.
+		if err := os.RemoveAll(jobDir); err != nil {
+			return err
+		}
+	}
+	log, err := runtime.OpenTxnLog(filepath.Join(jobDir, "output"))
 	if err != nil {
+		return err
+	}
+	src := &runSource{Source: &jobs.Source{Config: cfg, NumSplits: runSplits}}
+	src.limit.Store(*events)
+	if *killAfter > 0 {
+		src.limit.Store(*killAfter / runSplits)
+	}
+	g := runtime.NewGraph()
+	q.Build(g.Source("nexmark", src)).Sink("sink", log)
+	if err := g.Err(); err != nil {
 		return err
 	}
 	sys := actors.NewSystem(actors.Options{Seed: *seed})
@@ -77,48 +99,57 @@ func runJob(args []string, stdout io.Writer) error {
 		Name:               q.Name,
 		Parallelism:        *parallelism,
 		Backend:            be,
+		Dir:                *dir,
+		RestoreLatest:      *restore == "latest",
 		CheckpointInterval: *interval,
 	})
 	if err != nil {
 		return err
 	}
 	progress := newProgress(os.Stderr, fmt.Sprintf("%s on %s", q.Name, *backend))
-	stopTicker := progress.tick(func() string { return fmt.Sprintf("%d events", *events) })
-	err = run.Wait()
+	stopTicker := progress.tick(func() string {
+		return fmt.Sprintf("%d events, %d checkpoints", src.read.Load(), run.Completed())
+	})
+	if *killAfter > 0 {
+		err = killAfterCheckpoint(run)
+	} else {
+		err = run.Wait()
+	}
 	stopTicker()
 	if err != nil {
 		return err
 	}
 	elapsed := time.Since(start)
+	read := src.read.Load()
+	stats := run.Stats()
+	fmt.Fprintf(stdout, "query        %s\n", q.Name)
+	fmt.Fprintf(stdout, "backend      %s (parallelism %d)\n", *backend, *parallelism)
+	if run.Restored() != 0 {
+		fmt.Fprintf(stdout, "restored     checkpoint %d\n", run.Restored())
+	}
+	fmt.Fprintf(stdout, "events       %d in %.2fs (%.0f events/s)\n", read, elapsed.Seconds(), float64(read)/elapsed.Seconds())
+	fmt.Fprintf(stdout, "checkpoints  %d completed, %d aborted, %s uploaded\n", stats.Completed, stats.Aborted, byteSize(stats.UploadedBytes))
+	if *killAfter > 0 {
+		fmt.Fprintf(stdout, "killed       after checkpoint %d; resume with --restore latest\n", run.Completed())
+		return nil
+	}
 
-	rows, err := out.Rows()
+	table := runtime.NewChangelogTable()
+	if _, err := log.Replay(table); err != nil {
+		return err
+	}
+	rows, err := table.Rows()
 	if err != nil {
 		return err
 	}
 	result := q.Output(rows)
-	if err := os.MkdirAll(*dir, 0o755); err != nil {
-		return err
-	}
 	outPath := filepath.Join(*dir, q.Name+".out")
-	f, err := os.Create(outPath)
-	if err != nil {
+	if err := writeOutput(outPath, result); err != nil {
 		return err
 	}
-	if err := nexmark.WriteText(f, result); err != nil {
-		f.Close()
-		return err
-	}
-	if err := f.Close(); err != nil {
-		return err
-	}
-
-	fmt.Fprintf(stdout, "query        %s\n", q.Name)
-	fmt.Fprintf(stdout, "backend      %s (parallelism %d)\n", *backend, *parallelism)
-	fmt.Fprintf(stdout, "events       %d in %.2fs (%.0f events/s)\n", *events, elapsed.Seconds(), float64(*events)/elapsed.Seconds())
-	fmt.Fprintf(stdout, "checkpoints  %d completed\n", run.Completed())
 	fmt.Fprintf(stdout, "output       %d rows in %s (digest %s)\n", result.Len(), outPath, nexmark.Digest(result)[:16])
 	if *verify {
-		want, err := referenceOutput(q.Name, cfg, *parallelism)
+		want, err := referenceOutput(q.Name, cfg, runSplits)
 		if err != nil {
 			return err
 		}
@@ -128,6 +159,45 @@ func runJob(args []string, stdout io.Writer) error {
 		fmt.Fprintf(stdout, "verified     output equals the reference implementation\n")
 	}
 	return nil
+}
+
+// killAfterCheckpoint waits until the sources have read what they may,
+// takes a checkpoint and kills the run.
+func killAfterCheckpoint(run *runtime.Run) error {
+	if err := run.AwaitSourcesIdle(); err != nil {
+		return err
+	}
+	if _, err := run.Checkpoint(); err != nil {
+		return err
+	}
+	return run.Kill()
+}
+
+func writeOutput(path string, result nexmark.Output) error {
+	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+		return err
+	}
+	f, err := os.Create(path)
+	if err != nil {
+		return err
+	}
+	if err := nexmark.WriteText(f, result); err != nil {
+		f.Close()
+		return err
+	}
+	return f.Close()
+}
+
+func byteSize(n int64) string {
+	switch {
+	case n >= 1<<30:
+		return fmt.Sprintf("%.2f GiB", float64(n)/(1<<30))
+	case n >= 1<<20:
+		return fmt.Sprintf("%.1f MiB", float64(n)/(1<<20))
+	case n >= 1<<10:
+		return fmt.Sprintf("%.1f KiB", float64(n)/(1<<10))
+	}
+	return fmt.Sprintf("%d B", n)
 }
 
 func referenceOutput(name string, cfg nexmark.Config, splits int) (nexmark.Output, error) {
@@ -140,4 +210,36 @@ func referenceOutput(name string, cfg nexmark.Config, splits int) (nexmark.Outpu
 		return nil, err
 	}
 	return rq.Reference(events), nil
+}
+
+// runSource counts the events the run reads and holds every split at an
+// offset limit (the whole input unless the run is to be killed early).
+type runSource struct {
+	runtime.Source
+	limit atomic.Int64
+	read  atomic.Int64
+}
+
+func (s *runSource) Open(split int, offset int64, wanted []bool) (runtime.SplitReader, error) {
+	r, err := s.Source.Open(split, offset, wanted)
+	if err != nil {
+		return nil, err
+	}
+	return &runReader{SplitReader: r, src: s}, nil
+}
+
+type runReader struct {
+	runtime.SplitReader
+	src *runSource
+}
+
+func (r *runReader) Read(n int, emit func(int, runtime.Row)) (runtime.ReadStatus, error) {
+	left := r.src.limit.Load() - r.Offset()
+	if left <= 0 {
+		return runtime.ReadIdle, nil
+	}
+	before := r.Offset()
+	st, err := r.SplitReader.Read(int(min(int64(n), left)), emit)
+	r.src.read.Add(r.Offset() - before)
+	return st, err
 }

@@ -29,3 +29,34 @@ func TestRunRejectsUnknownBackend(t *testing.T) {
 		t.Fatalf("exit %d, want 2 (usage)", code)
 	}
 }
+
+// A run killed after a checkpoint and resumed with --restore latest at
+// another parallelism writes exactly the reference output.
+func TestRunKillAndRestore(t *testing.T) {
+	dir := t.TempDir()
+	common := []string{"run", "--query", "q4", "--events", "20000", "--checkpoint-interval", "0", "--dir", dir, "--backend", "pebble"}
+	var out, errb bytes.Buffer
+	if code := run(append(common, "--parallelism", "1", "--kill-after-events", "8000"), &out, &errb); code != 0 {
+		t.Fatalf("first run: exit %d\n%s%s", code, out.String(), errb.String())
+	}
+	if !strings.Contains(out.String(), "killed") {
+		t.Fatalf("first run not killed:\n%s", out.String())
+	}
+	out.Reset()
+	if code := run(append(common, "--parallelism", "2", "--restore", "latest", "--verify"), &out, &errb); code != 0 {
+		t.Fatalf("restored run: exit %d\n%s%s", code, out.String(), errb.String())
+	}
+	for _, want := range []string{"restored     checkpoint", "verified"} {
+		if !strings.Contains(out.String(), want) {
+			t.Fatalf("no %q in:\n%s", want, out.String())
+		}
+	}
+}
+
+// --restore latest without a checkpoint fails instead of starting over.
+func TestRunRestoreWithoutCheckpoint(t *testing.T) {
+	var out, errb bytes.Buffer
+	if code := run([]string{"run", "--events", "1000", "--dir", t.TempDir(), "--restore", "latest"}, &out, &errb); code == 0 {
+		t.Fatalf("restore without a checkpoint succeeded:\n%s", out.String())
+	}
+}
