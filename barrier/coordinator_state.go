@@ -61,6 +61,12 @@ type coordinatorState struct {
 	maxConcurrent int
 	nextID        CheckpointID
 	pending       map[CheckpointID]*inflight
+	// abandoned are checkpoints aborted while their metadata write was in
+	// flight: that metadata may still land, naming files an abort deletes.
+	// Until every such write has returned, deletions are held, and then the
+	// abandoned metadata goes first.
+	abandoned map[CheckpointID]bool
+	held      Plan
 }
 
 func newCoordinatorState(io coordinatorIO, ledger *Ledger, jobID string, ops []OperatorSpec, maxConcurrent int) (*coordinatorState, error) {
@@ -81,7 +87,7 @@ func newCoordinatorState(io coordinatorIO, ledger *Ledger, jobID string, ops []O
 		maxConcurrent = 1
 	}
 	return &coordinatorState{io: io, ledger: ledger, jobID: jobID, ops: ops, maxConcurrent: maxConcurrent,
-		nextID: ledger.LastID() + 1, pending: map[CheckpointID]*inflight{}}, nil
+		nextID: ledger.LastID() + 1, pending: map[CheckpointID]*inflight{}, abandoned: map[CheckpointID]bool{}}, nil
 }
 
 // begin starts a checkpoint or savepoint and tells the job to inject its
@@ -115,7 +121,7 @@ func (s *coordinatorState) ack(id CheckpointID, operator string, sub SubtaskStat
 		// Late (aborted or completed meanwhile) or unknown: the ledger
 		// plans the deletion of whatever it uploaded.
 		_, plan, _ := s.ledger.Ack(id, sub)
-		s.io.execute(plan)
+		s.execute(plan)
 		return
 	}
 	op := slices.IndexFunc(s.ops, func(o OperatorSpec) bool { return o.ID == operator })
@@ -128,18 +134,18 @@ func (s *coordinatorState) ack(id CheckpointID, operator string, sub SubtaskStat
 	case p.subtasks[op][sub.Index] != nil:
 		// A repeated acknowledgement: the first one stands, and the
 		// ledger keeps every blob it registered.
-		s.io.execute(s.ledger.Discard(sub))
+		s.execute(s.ledger.Discard(sub))
 		return
 	case sub.KeyGroups != keygroup.RangeForSubtask(s.ops[op].MaxParallelism, s.ops[op].Parallelism, sub.Index):
 		problem = fmt.Sprintf("claims key groups %v", sub.KeyGroups)
 	}
 	if problem != "" {
-		s.io.execute(s.ledger.Discard(sub))
+		s.execute(s.ledger.Discard(sub))
 		s.abort(id, fmt.Errorf("acknowledgement of subtask %d of operator %q %s", sub.Index, operator, problem))
 		return
 	}
 	resolved, plan, err := s.ledger.Ack(id, sub)
-	s.io.execute(plan)
+	s.execute(plan)
 	if err != nil {
 		s.abort(id, err)
 		return
@@ -188,6 +194,18 @@ func (s *coordinatorState) timeout(id CheckpointID) {
 
 // written handles the outcome of the metadata write of checkpoint id.
 func (s *coordinatorState) written(id CheckpointID, name string, err error) {
+	if s.abandoned[id] {
+		// Aborted while writing: whatever landed is garbage, its metadata
+		// before anything it may name.
+		delete(s.abandoned, id)
+		s.held.Delete = append([]string{name}, s.held.Delete...)
+		if len(s.abandoned) == 0 {
+			held := s.held
+			s.held = Plan{}
+			s.io.execute(held)
+		}
+		return
+	}
 	p := s.pending[id]
 	if p == nil || !p.writing {
 		panic(fmt.Sprintf("barrier: metadata of checkpoint %d written while not writing", id))
@@ -199,28 +217,35 @@ func (s *coordinatorState) written(id CheckpointID, name string, err error) {
 		plan := s.ledger.Abort(id)
 		plan.Delete = append([]string{name}, plan.Delete...)
 		s.io.notifyAborted(id, fmt.Errorf("checkpoint %d: metadata write: %w", id, err))
-		s.io.execute(plan)
+		s.execute(plan)
 		return
 	}
 	delete(s.pending, id)
 	plan, err := s.ledger.Complete(id, name)
 	if err != nil {
 		s.io.notifyAborted(id, err)
-		s.io.execute(plan)
+		s.execute(plan)
 		return
 	}
 	s.io.notifyComplete(id, p.kind, name)
 	for _, a := range plan.Aborted {
+		if q := s.pending[a]; q != nil && q.writing {
+			s.abandoned[a] = true
+		}
 		delete(s.pending, a)
 		s.io.notifyAborted(a, fmt.Errorf("checkpoint %d: subsumed by completed checkpoint %d", a, id))
 	}
-	s.io.execute(plan)
+	s.execute(plan)
 }
 
 // abort drops pending checkpoint id and releases what it referenced.
 func (s *coordinatorState) abort(id CheckpointID, cause error) {
-	if _, ok := s.pending[id]; !ok {
+	p, ok := s.pending[id]
+	if !ok {
 		return
+	}
+	if p.writing {
+		s.abandoned[id] = true
 	}
 	delete(s.pending, id)
 	if plant.On(plant.AbortDeletesShared) {
@@ -229,6 +254,16 @@ func (s *coordinatorState) abort(id CheckpointID, cause error) {
 	}
 	plan := s.ledger.Abort(id)
 	s.io.notifyAborted(id, cause)
+	s.execute(plan)
+}
+
+// execute deletes a plan's blobs, or holds them while an abandoned
+// checkpoint's metadata write is in flight.
+func (s *coordinatorState) execute(plan Plan) {
+	if len(s.abandoned) > 0 {
+		s.held.Delete = append(s.held.Delete, plan.Delete...)
+		return
+	}
 	s.io.execute(plan)
 }
 
