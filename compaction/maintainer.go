@@ -7,6 +7,7 @@ import (
 	"github.com/asynkron/protoactor-go/actor"
 
 	"github.com/lakestate/lakestate/actors"
+	"github.com/lakestate/lakestate/internal/plant"
 )
 
 // Options configure a Maintainer.
@@ -35,6 +36,9 @@ type Maintainer struct {
 	token   int
 	stalled bool // the verdict last reported
 	jobs    int  // jobs finished
+	// The planted bug TwoCompactors: a second maintainer of the table.
+	twin   *actor.PID
+	second bool
 }
 
 type pendingBarrier struct {
@@ -62,6 +66,14 @@ func (m *Maintainer) Receive(ctx actor.Context) {
 		// newest commit when it seeds.
 		m.s, m.err = NewSession(m.t, m.opts.Config, now.UnixMicro())
 		m.arm(ctx)
+		if plant.On(plant.TwoCompactors) && !m.second {
+			// As a second maintenance job would: its own commit user.
+			opts := m.opts
+			opts.Config.CommitUser = "second-" + DefaultCommitUser
+			m.twin, _ = m.sys.SpawnChild(ctx, "twin", func() actor.Actor {
+				return &Maintainer{sys: m.sys, t: m.t, opts: opts, log: m.log, second: true}
+			})
+		}
 	case *actor.Stopping:
 		if m.timer != nil {
 			m.timer.Stop()
@@ -70,6 +82,9 @@ func (m *Maintainer) Receive(ctx actor.Context) {
 			m.s.Close()
 		}
 	case *Barrier:
+		if m.twin != nil {
+			ctx.Send(m.twin, msg)
+		}
 		m.queue = append(m.queue, pendingBarrier{msg: msg, replyTo: ctx.Sender(), jobs: m.jobs})
 		m.drain(ctx)
 	case *jobDone:
@@ -125,6 +140,9 @@ func (m *Maintainer) drain(ctx actor.Context) {
 }
 
 func (m *Maintainer) round(b *Barrier) *RoundDone {
+	if plant.On(plant.SkipBarrierRound) {
+		return &RoundDone{Checkpoint: b.Checkpoint, SnapshotID: b.SnapshotID, Stats: m.s.Stats()}
+	}
 	res, err := m.s.Barrier(b.SnapshotID, m.sys.Clock().Now().UnixMilli())
 	done := &RoundDone{Checkpoint: b.Checkpoint, SnapshotID: res.SnapshotID, Committed: res.Committed,
 		Backpressure: res.Backpressure, Stats: m.s.Stats(), Err: err}

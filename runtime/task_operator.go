@@ -34,7 +34,9 @@ func (t *operatorTask) Receive(ctx actor.Context) {
 	switch m := ctx.Message().(type) {
 	case *actor.Started, *actor.Stopping, *actor.Restarting:
 	case *actor.Stopped:
-		if t.store != nil {
+		// A store lent to a sync phase that the stop cut short may still be
+		// in use by its Store actor's flush: it is left to the process.
+		if t.store != nil && !t.in.paused {
 			err = t.store.Backend().Close()
 		}
 	case *wireMsg:
