@@ -23,11 +23,15 @@ type RestoreInput struct {
 	Blobs   BlobStore
 	FileIO  table.FileIO
 	// Dir is the subtask's state directory, empty or missing: a Pebble
-	// database goes to Dir/db, rescale sources to Dir/restore-<i>.
+	// database goes to Dir/db (PebbleDBDir), paimon tables to Dir/paimon
+	// (PaimonRoot), rescale sources to Dir/restore-<i>.
 	Dir string
 	// Pebble configures the restored Pebble database (set CheckpointDir with
 	// PebbleCheckpointDirs).
 	Pebble subtask.PebbleOptions
+	// Paimon configures the restored paimon backend. Its FileIO is FileIO;
+	// an aligned restore keeps the checkpoint's bucket count.
+	Paimon subtask.PaimonOptions
 	// BackendID is the lineage of the files the restored store creates; it
 	// must be new (NewBackendID).
 	BackendID string
@@ -47,6 +51,9 @@ type RestoredStore struct {
 	// BytesRead counts the bytes downloaded.
 	BytesRead int64
 	sources   []restoredSource
+	// tables names the tables of the rescale sources: after the clip,
+	// Finish runs the maintenance round on the paimon ones.
+	tables []string
 }
 
 type restoredSource struct {
@@ -89,12 +96,12 @@ func RestoreSubtask(ctx context.Context, in RestoreInput) (*RestoredStore, error
 		return nil, fmt.Errorf("restore of %s %d, subtask %d: %w", m.Kind, m.ID, in.Plan.Subtask, err)
 	}
 	if in.Plan.Aligned && len(states) == 1 {
-		out.Backend, err = openRestored(ctx, in, states[0], PebbleDBDir(in.Dir), in.Pebble, &out.BytesRead)
+		out.Backend, err = openRestored(ctx, in, states[0], backendDir(in.Backend, in.Dir), in.Pebble, &out.BytesRead)
 		if err != nil {
 			return fail(err)
 		}
 		if m.Kind == KindCheckpoint {
-			if err := h.Adopt(m.ID, m.Kind, states[0], func(t, p string) bool { return immutableFile(in.Backend, t, p) }); err != nil {
+			if err := h.Adopt(m.ID, m.Kind, states[0], func(t, p string) bool { return adoptable(in.Backend, t, p) }); err != nil {
 				return fail(err)
 			}
 		}
@@ -107,12 +114,13 @@ func RestoreSubtask(ctx context.Context, in RestoreInput) (*RestoredStore, error
 			return fail(err)
 		}
 		src := restoredSource{backend: b}
-		if in.Backend == BackendPebble {
+		if in.Backend != BackendMemory {
 			src.dir = dir
 		}
 		out.sources = append(out.sources, src)
 	}
-	out.Backend, err = newBackend(in.Backend, PebbleDBDir(in.Dir), in.Pebble)
+	out.tables = paimonTableNames(states)
+	out.Backend, err = newBackend(in)
 	if err != nil {
 		return fail(err)
 	}
@@ -121,9 +129,11 @@ func RestoreSubtask(ctx context.Context, in RestoreInput) (*RestoredStore, error
 
 // Finish completes a rescale once the store over Backend has its states
 // registered: it copies the rows of the subtask's key groups from every
-// source (one commit) and releases the sources. After an aligned restore it
-// does nothing. The restored store's first barrier uploads everything: the
-// copied rows live in new files.
+// source (one commit) and releases the sources. On the paimon backend it
+// then runs the maintenance round over the copied level-0 files and repins
+// the store, so the rows read at once. After an aligned restore it does
+// nothing. The restored store's first barrier uploads everything: the copied
+// rows live in new files.
 func (r *RestoredStore) Finish(store *subtask.Store, fio table.FileIO) error {
 	if len(r.sources) == 0 {
 		return nil
@@ -133,6 +143,9 @@ func (r *RestoredStore) Finish(store *subtask.Store, fio table.FileIO) error {
 		backends[i] = s.backend
 	}
 	err := store.Clip(backends, r.KeyGroups)
+	if err == nil {
+		err = settlePaimonClip(store, r.tables)
+	}
 	var errs []error
 	for _, s := range r.sources {
 		errs = append(errs, s.backend.Close())
@@ -156,14 +169,33 @@ func (r *RestoredStore) Close() {
 	r.sources = nil
 }
 
-func newBackend(kind, dbDir string, opts subtask.PebbleOptions) (subtask.Backend, error) {
-	switch kind {
+// newBackend opens the empty backend a rescale fills.
+func newBackend(in RestoreInput) (subtask.Backend, error) {
+	switch in.Backend {
 	case BackendMemory:
 		return subtask.NewMemory(), nil
 	case BackendPebble:
-		return subtask.OpenPebble(dbDir, opts)
+		return subtask.OpenPebble(PebbleDBDir(in.Dir), in.Pebble)
+	case BackendPaimon:
+		return subtask.OpenPaimon(PaimonRoot(in.Dir), paimonOptions(in))
 	}
-	return nil, fmt.Errorf("no restore support for the %q backend", kind)
+	return nil, fmt.Errorf("no restore support for the %q backend", in.Backend)
+}
+
+// backendDir is where the backend of kind lives in a subtask's directory.
+func backendDir(kind, dir string) string {
+	if kind == BackendPaimon {
+		return PaimonRoot(dir)
+	}
+	return PebbleDBDir(dir)
+}
+
+// adoptable tells which files of a restored checkpoint join the reuse base.
+// Every file of a paimon checkpoint is immutable under its name: data,
+// index and manifest files have unique names and snapshot-<n> is written
+// once.
+func adoptable(backend, tableName, p string) bool {
+	return backend == BackendPaimon || immutableFile(backend, tableName, p)
 }
 
 // openRestored downloads one subtask state and opens it as a backend.
@@ -192,6 +224,8 @@ func openRestored(ctx context.Context, in RestoreInput, st *SubtaskState, dir st
 			}
 		}
 		return subtask.OpenPebble(dir, opts)
+	case BackendPaimon:
+		return openPaimonRestored(ctx, in, st, dir, read)
 	}
 	return nil, fmt.Errorf("no restore support for the %q backend", in.Backend)
 }
