@@ -4,10 +4,12 @@ import (
 	"errors"
 	"fmt"
 	"strings"
+	"time"
 
 	"github.com/asynkron/protoactor-go/actor"
 
 	"github.com/lakestate/lakestate/actors"
+	"github.com/lakestate/lakestate/compaction"
 	"github.com/lakestate/lakestate/keygroup"
 	"github.com/lakestate/lakestate/subtask"
 	"github.com/lakestate/lakestate/table"
@@ -62,6 +64,18 @@ type StoreConfig struct {
 	// History is the store run's reuse history: NewHistory with a fresh
 	// backend id on a fresh start, RestoredStore.History after a restore.
 	History *History
+
+	// Maintenance is the policy of the Maintainer that each state table of
+	// a paimon store gets when its first barrier sees it; the TTL is the
+	// state's own (its rows' write times against the system clock, the
+	// clock the subtask's Store.SetNow must follow too). MaintenanceEvery
+	// kicks maintenance periodically (compaction.Options.Every).
+	Maintenance      compaction.Config
+	MaintenanceEvery time.Duration
+	// Backpressure, when set, receives *compaction.BackpressureChanged
+	// whenever the store's verdict flips: stalled while any of its tables
+	// has too many sorted runs.
+	Backpressure *actor.PID
 }
 
 // StoreActor takes the checkpoints of one operator subtask's store. At
@@ -85,6 +99,13 @@ type StoreActor struct {
 	aborted map[CheckpointID]bool
 	removes int // chk-<n>/ removals in flight
 	idle    []*actor.PID
+
+	// A paimon store: its backend, an agent per state table (maintainer,
+	// lister, pins) in order of first sight, the tables' backpressure.
+	paimonBackend *subtask.PaimonBackend
+	agents        map[string]*actor.PID
+	agentOrder    []*actor.PID
+	stalled       map[string]compaction.Backpressure
 }
 
 // Drain asks an actor (Store actor, Uploader) to answer *Drained once no work
@@ -99,6 +120,7 @@ type syncing struct {
 	backend string
 	chkDir  string
 	aborted bool
+	paimon  *paimonSync // the stages of a paimon store's phase
 }
 
 type uploading struct {
@@ -113,7 +135,8 @@ type uploading struct {
 func NewStoreActor(sys *actors.System, cfg StoreConfig) actor.Producer {
 	return func() actor.Actor {
 		return &StoreActor{cfg: cfg, sys: sys, history: cfg.History,
-			uploads: map[CheckpointID]*uploading{}, aborted: map[CheckpointID]bool{}}
+			uploads: map[CheckpointID]*uploading{}, aborted: map[CheckpointID]bool{},
+			agents: map[string]*actor.PID{}, stalled: map[string]compaction.Backpressure{}}
 	}
 }
 
@@ -168,14 +191,28 @@ func (s *StoreActor) Receive(ctx actor.Context) {
 		s.barrier(m)
 	case *storeFlushed:
 		s.flushed(m)
+	case *paimonFlushed:
+		s.paimonFlushed(m)
+	case *tableRound:
+		s.paimonRound(m)
+	case *tableListed:
+		s.paimonListed(m)
+	case *paimonPrepared:
+		s.paimonPrepared(m)
+	case *paimonLinked:
+		s.paimonLinked(m)
+	case *tableBackpressure:
+		s.backpressure(m)
 	case *UploadDone:
 		s.uploaded(m)
 	case *Complete:
 		if m.Kind == KindCheckpoint {
 			s.history.Confirm(m.ID)
+			s.unpin(m.ID, true)
 		}
 	case *Aborted:
 		s.abort(m.ID)
+		s.unpin(m.ID, false)
 	case *chkRemoved:
 		s.removes--
 		if m.err != nil {
@@ -220,6 +257,10 @@ func (s *StoreActor) barrier(b *Barrier) {
 	}
 	sy := &syncing{barrier: b, backend: backend, chkDir: CheckpointDir(s.cfg.WorkDir, b.ID)}
 	s.syncing = sy
+	if backend == BackendPaimon {
+		s.paimonBarrier(sy)
+		return
+	}
 	store, fio, id, dir := b.Store, s.cfg.FileIO, b.ID, sy.chkDir
 	s.sys.Executor().Submit(s.ctx.Self(), func() any {
 		tables, err := flushStore(store, backend, id, dir, fio)
@@ -262,6 +303,13 @@ func (s *StoreActor) flushed(m *storeFlushed) {
 		}
 		return
 	}
+	s.handOff(sy, d)
+}
+
+// handOff ends a sync phase that succeeded: checkpoint n's upload goes to
+// the uploader and the subtask resumes.
+func (s *StoreActor) handOff(sy *syncing, d *Decision) {
+	b := sy.barrier
 	s.uploads[b.ID] = &uploading{decision: d, backend: sy.backend, chkDir: sy.chkDir, extras: b.Extras}
 	s.ctx.Send(s.cfg.Uploader, &Upload{ID: b.ID, Files: d.Uploads, ReplyTo: s.ctx.Self()})
 	done := &SyncDone{ID: b.ID, Uploads: len(d.Uploads), UploadBytes: d.UploadBytes(), ReusedBytes: d.ReusedBytes()}
@@ -310,6 +358,9 @@ func (s *StoreActor) abort(id CheckpointID) {
 	s.aborted[id] = true
 	if sy := s.syncing; sy != nil && sy.barrier.ID == id {
 		sy.aborted = true
+		if sy.paimon != nil {
+			s.paimonStep(sy) // ends at once unless a job on the store is out
+		}
 	}
 	if u := s.uploads[id]; u != nil && !u.aborted {
 		u.aborted = true

@@ -34,6 +34,8 @@ func BackendKind(b subtask.Backend) (string, error) {
 		return BackendMemory, nil
 	case *subtask.PebbleBackend:
 		return BackendPebble, nil
+	case *subtask.PaimonBackend:
+		return BackendPaimon, nil
 	}
 	return "", fmt.Errorf("no checkpoint support for a %T backend", b)
 }
@@ -56,12 +58,17 @@ func PebbleCheckpointDirs(workDir string) func(int64) string {
 
 // immutableFile tells which of a backend's files never change under their
 // name and may therefore be shared between checkpoints: Pebble's SSTs and
-// blob files. A Pebble MANIFEST grows in place and OPTIONS and markers are
-// rewritten, and the memory backend's state is new each time.
+// blob files, and every file of a paimon checkpoint (uuid-named data, index
+// and manifest files, schema-<k> and snapshot-<S>, each written once; the
+// LATEST and EARLIEST hints are never part of one). A Pebble MANIFEST grows
+// in place and OPTIONS and markers are rewritten, and the memory backend's
+// state is new each time.
 func immutableFile(backend, _, p string) bool {
 	switch backend {
 	case BackendPebble:
 		return strings.HasSuffix(p, ".sst") || strings.HasSuffix(p, ".blob")
+	case BackendPaimon:
+		return true
 	}
 	return false
 }

@@ -1,0 +1,159 @@
+package barrier_test
+
+import (
+	"errors"
+	"maps"
+	"strings"
+	"testing"
+
+	"github.com/lakestate/lakestate/barrier"
+)
+
+// checkPaimonCheckpoint checks that checkpoint o of a paimon job holds, per
+// table, exactly the files of one snapshot (the one the subtask now reads),
+// that it uploaded exactly the files its base (the files of base, the last
+// confirmed checkpoint) lacks and referenced the others at base's blobs,
+// and that its sync phase reported those bytes.
+func checkPaimonCheckpoint(t *testing.T, j *maintJob, o outcome, base map[string]barrier.FileRef) map[string]barrier.FileRef {
+	t.Helper()
+	m := j.metadata(o)
+	op, _ := m.Operator(opID)
+	st := op.Subtasks[0]
+	if st.Backend != barrier.BackendPaimon {
+		t.Fatalf("checkpoint %d: backend %q", o.id, st.Backend)
+	}
+	cur := fileSet(m, 0)
+	for _, ts := range st.Tables {
+		want := map[string]bool{}
+		for _, p := range j.snapshotFiles(0, ts.Name, ts.SnapshotID) {
+			want[p] = true
+		}
+		got := map[string]bool{}
+		for _, f := range ts.Files {
+			got[f.Path] = true
+		}
+		if !maps.Equal(got, want) {
+			t.Fatalf("checkpoint %d table %q: files\n%v\nsnapshot %d has\n%v", o.id, ts.Name, got, ts.SnapshotID, want)
+		}
+	}
+	var created int64
+	for p, f := range cur {
+		b, existed := base[p]
+		switch {
+		case existed && f.Uploaded:
+			t.Fatalf("checkpoint %d re-uploads %s", o.id, p)
+		case !existed && !f.Uploaded:
+			t.Fatalf("checkpoint %d references %s, which its base lacks", o.id, p)
+		case existed && f.Blob != b.Blob:
+			t.Fatalf("checkpoint %d resolves %s to %s, its base has %s", o.id, p, f.Blob, b.Blob)
+		}
+		if !existed {
+			created += f.Size
+		}
+	}
+	if sd := o.syncs[0]; sd.UploadBytes != created {
+		t.Fatalf("checkpoint %d uploaded %d bytes; files created since the last confirmed checkpoint: %d", o.id, sd.UploadBytes, created)
+	}
+	return cur
+}
+
+// A paimon store through several checkpoints of value and map states: each
+// checkpoint is one snapshot per table, uploads exactly the files created
+// since the last confirmed checkpoint, and reads see every row afterwards
+// (the subtask reads the round's snapshot: deletion-vector reads skip level 0).
+func TestPaimonCheckpointsUploadOnlyNewFiles(t *testing.T) {
+	blobs, fs, root := newMemBlobs(), newFaultyFS(), t.TempDir()
+	j := startMaintJob(t, blobs, fs, root, maintConfig{jobConfig: jobConfig{retain: 2}})
+	want := map[int64]int64{}
+	var base map[string]barrier.FileRef
+	for round := range int64(5) {
+		for k := range int64(300) {
+			if (k+round)%3 != 0 {
+				continue
+			}
+			j.put(round*1000+k, k)
+			want[k] = round*1000 + k
+			j.putMap(k%7, round, k)
+		}
+		o := j.mustComplete(barrier.KindCheckpoint)
+		base = checkPaimonCheckpoint(t, j, o, base)
+		if round > 0 && o.syncs[0].Reused == 0 {
+			t.Fatalf("checkpoint %d reused nothing", o.id)
+		}
+		for k, v := range want {
+			if got := j.get(k)[0]; got != v {
+				t.Fatalf("after checkpoint %d: key %d reads %d, want %d", o.id, k, got, v)
+			}
+		}
+		if got := j.getMap(3); len(got) != int(round)+1 {
+			t.Fatalf("after checkpoint %d: map entries of key 3: %v", o.id, got)
+		}
+	}
+	j.checkNoLeaks()
+}
+
+// An aborted checkpoint's uploads are never a reuse base: after checkpoint
+// 2's upload fails, checkpoint 3 references only checkpoint 1's files.
+func TestPaimonAbortedCheckpointIsNotReused(t *testing.T) {
+	blobs, fs, root := newMemBlobs(), newFaultyFS(), t.TempDir()
+	j := startMaintJob(t, blobs, fs, root, maintConfig{jobConfig: jobConfig{retain: 2}})
+	for k := range int64(200) {
+		j.put(k, k)
+	}
+	c1 := j.mustComplete(barrier.KindCheckpoint)
+	base := checkPaimonCheckpoint(t, j, c1, nil)
+	for k := range int64(100) {
+		j.put(k+1, k)
+	}
+	f := blobs.inject(&blobFault{op: "put", match: func(n string) bool { return strings.HasPrefix(n, "shared/chk-2/") }})
+	if o := j.checkpoint(barrier.KindCheckpoint); o.err == nil || f.hits == 0 {
+		t.Fatalf("checkpoint 2 with failing uploads: %v", o.err)
+	}
+	blobs.clearFaults()
+	j.put(1000, 7)
+	c3 := j.mustComplete(barrier.KindCheckpoint)
+	cur := checkPaimonCheckpoint(t, j, c3, base)
+	for p, f := range cur {
+		if strings.Contains(f.Blob, "chk-2/") {
+			t.Fatalf("checkpoint 3 names %s of aborted checkpoint 2 (%s)", f.Blob, p)
+		}
+	}
+	if got := j.get(7, 8, 150)[0:3]; got[0] != 1000 || got[1] != 9 || got[2] != 150 {
+		t.Fatalf("reads after checkpoint 3: %v", got)
+	}
+	j.checkNoLeaks()
+}
+
+// A failed maintenance round declines its checkpoint, and the subtask hears
+// that its store is unreadable (the flushed rows wait for a round); the next
+// checkpoint's round takes them in and everything reads again.
+func TestPaimonRoundFailureDeclines(t *testing.T) {
+	blobs, fs, root := newMemBlobs(), newFaultyFS(), t.TempDir()
+	j := startMaintJob(t, blobs, fs, root, maintConfig{jobConfig: jobConfig{retain: 1}})
+	for k := range int64(100) {
+		j.put(k, k)
+	}
+	base := checkPaimonCheckpoint(t, j, j.mustComplete(barrier.KindCheckpoint), nil)
+	for k := range int64(100) {
+		j.put(k+1, k)
+	}
+	// Overwrites make the round write a deletion-vector file; the data
+	// commit writes none.
+	fs.failOn("create", func(p string) bool { return strings.Contains(p, "/index/") })
+	o := j.checkpoint(barrier.KindCheckpoint)
+	if o.err == nil {
+		t.Fatal("checkpoint 2 completed without its round")
+	}
+	if err := o.syncs[0].Err; !errors.Is(err, barrier.ErrStoreUnreadable) {
+		t.Fatalf("sync phase of checkpoint 2: %v, want ErrStoreUnreadable", err)
+	}
+	fs.failOn("create", nil)
+	o3 := j.mustComplete(barrier.KindCheckpoint)
+	checkPaimonCheckpoint(t, j, o3, base)
+	for k := range int64(100) {
+		if got := j.get(k)[0]; got != k+1 {
+			t.Fatalf("key %d reads %d after checkpoint 3, want %d", k, got, k+1)
+		}
+	}
+	j.checkNoLeaks()
+}

@@ -1,0 +1,199 @@
+package barrier
+
+import (
+	"errors"
+	"fmt"
+	"math"
+
+	"github.com/asynkron/protoactor-go/actor"
+
+	"github.com/lakestate/lakestate/actors"
+	"github.com/lakestate/lakestate/compaction"
+	"github.com/lakestate/lakestate/listing"
+	"github.com/lakestate/lakestate/table"
+)
+
+// viewPin is the pin key of the snapshot a subtask reads between barriers.
+// It lies above every checkpoint id, so an Unpin of checkpoints up to one
+// never releases it; each barrier moves it to the new round's snapshot.
+const viewPin = math.MaxInt64
+
+// errMaintenanceGone: the maintainer or lister of a table stopped before
+// answering; the agent spawned a new one.
+var errMaintenanceGone = errors.New("maintenance actor of the table stopped before answering")
+
+// Messages between a paimon store's Store actor and its table agents. The
+// agent tags every answer with its table and checkpoint, which the
+// maintenance actors' own answers lack.
+type (
+	agentRound struct {
+		id       CheckpointID
+		snapshot int64 // the store's data commit
+	}
+	agentList struct {
+		id       CheckpointID
+		snapshot int64 // the round's snapshot
+	}
+	agentPinView struct{ snapshot int64 }
+	agentUnpin   struct {
+		id   CheckpointID
+		upTo bool
+	}
+	tableRound struct {
+		table string
+		id    CheckpointID
+		done  *compaction.RoundDone
+	}
+	tableListed struct {
+		table  string
+		id     CheckpointID
+		listed *listing.Listed
+	}
+	tableBackpressure struct {
+		table string
+		b     compaction.Backpressure
+	}
+)
+
+func (m *agentRound) Trace() string   { return fmt.Sprintf("id=%d snapshot=%d", m.id, m.snapshot) }
+func (m *agentList) Trace() string    { return fmt.Sprintf("id=%d snapshot=%d", m.id, m.snapshot) }
+func (m *agentPinView) Trace() string { return fmt.Sprintf("snapshot=%d", m.snapshot) }
+func (m *agentUnpin) Trace() string   { return fmt.Sprintf("id=%d upto=%t", m.id, m.upTo) }
+func (m *tableRound) Trace() string {
+	return fmt.Sprintf("table=%s id=%d snapshot=%d err=%v", m.table, m.id, m.done.SnapshotID, m.done.Err)
+}
+func (m *tableListed) Trace() string {
+	return fmt.Sprintf("table=%s id=%d %s", m.table, m.id, m.listed.Trace())
+}
+func (m *tableBackpressure) Trace() string {
+	return fmt.Sprintf("table=%s stalled=%t runs=%d", m.table, m.b.Stalled, m.b.SortedRuns)
+}
+
+// tableAgent stands between a Store actor and the maintenance of one paimon
+// state table: it owns the table's Maintainer and Lister (its children),
+// tags their answers with the table, and keeps the table's pins — the round
+// snapshots of checkpoints in flight and the snapshot the subtask reads —
+// so that a maintainer that restarted with none gets them back: the agent
+// re-sends them to every new maintainer and before every barrier round. A
+// child that stops is replaced at once; what it was asked and never
+// answered is answered with errMaintenanceGone.
+type tableAgent struct {
+	sys   *actors.System
+	name  string
+	tbl   *table.Table
+	store *actor.PID
+	opts  compaction.Options
+
+	maint, lister *actor.PID
+	spawned       int // children spawned, for fresh names
+	view          int64
+	pins          map[CheckpointID]int64
+	rounds, lists []CheckpointID // requests the children have not answered, oldest first
+	stopping      bool
+}
+
+func newTableAgent(sys *actors.System, name string, tbl *table.Table, store *actor.PID, opts compaction.Options) actor.Producer {
+	return func() actor.Actor {
+		return &tableAgent{sys: sys, name: name, tbl: tbl, store: store, opts: opts, pins: map[CheckpointID]int64{}}
+	}
+}
+
+func (a *tableAgent) Receive(ctx actor.Context) {
+	switch m := ctx.Message().(type) {
+	case *actor.Started:
+		a.spawnMaintainer(ctx)
+		a.spawnLister(ctx)
+	case *actor.Stopping:
+		a.stopping = true
+	case *actor.Terminated:
+		a.terminated(ctx, m.Who)
+	case *agentRound:
+		a.sendPins(ctx)
+		a.rounds = append(a.rounds, m.id)
+		ctx.Request(a.maint, &compaction.Barrier{Checkpoint: int64(m.id), SnapshotID: m.snapshot})
+	case *compaction.RoundDone:
+		id := a.rounds[0]
+		a.rounds = a.rounds[1:]
+		if CheckpointID(m.Checkpoint) != id {
+			panic(fmt.Sprintf("barrier: round of checkpoint %d answered for %d", id, m.Checkpoint))
+		}
+		if m.Err == nil {
+			a.pins[id] = m.SnapshotID
+		}
+		ctx.Send(a.store, &tableRound{table: a.name, id: id, done: m})
+	case *agentList:
+		a.lists = append(a.lists, m.id)
+		ctx.Request(a.lister, &listing.List{SnapshotID: m.snapshot})
+	case *listing.Listed:
+		id := a.lists[0]
+		a.lists = a.lists[1:]
+		ctx.Send(a.store, &tableListed{table: a.name, id: id, listed: m})
+	case *agentPinView:
+		a.view = m.snapshot
+		ctx.Send(a.maint, &compaction.Pin{Checkpoint: viewPin, SnapshotID: m.snapshot})
+	case *agentUnpin:
+		for id := range a.pins {
+			if id == m.id || (m.upTo && id < m.id) {
+				delete(a.pins, id)
+			}
+		}
+		ctx.Send(a.maint, &compaction.Unpin{Checkpoint: int64(m.id), UpTo: m.upTo})
+	case *compaction.BackpressureChanged:
+		ctx.Send(a.store, &tableBackpressure{table: a.name, b: m.Backpressure})
+	}
+}
+
+// sendPins gives the maintainer every pin the agent holds; pinning again
+// is harmless, and a maintainer that restarted has none.
+func (a *tableAgent) sendPins(ctx actor.Context) {
+	if a.view != 0 {
+		ctx.Send(a.maint, &compaction.Pin{Checkpoint: viewPin, SnapshotID: a.view})
+	}
+	for id, s := range a.pins {
+		ctx.Send(a.maint, &compaction.Pin{Checkpoint: int64(id), SnapshotID: s})
+	}
+}
+
+func (a *tableAgent) terminated(ctx actor.Context, who *actor.PID) {
+	if a.stopping {
+		return
+	}
+	switch {
+	case who.Equal(a.maint):
+		a.sys.Logger().Warn("maintainer stopped; starting a new one", "table", a.name)
+		for _, id := range a.rounds {
+			ctx.Send(a.store, &tableRound{table: a.name, id: id, done: &compaction.RoundDone{Checkpoint: int64(id), Err: errMaintenanceGone}})
+		}
+		a.rounds = nil
+		a.spawnMaintainer(ctx)
+		a.sendPins(ctx)
+	case who.Equal(a.lister):
+		a.sys.Logger().Warn("lister stopped; starting a new one", "table", a.name)
+		for _, id := range a.lists {
+			ctx.Send(a.store, &tableListed{table: a.name, id: id, listed: &listing.Listed{Err: errMaintenanceGone}})
+		}
+		a.lists = nil
+		a.spawnLister(ctx)
+	}
+}
+
+func (a *tableAgent) spawnMaintainer(ctx actor.Context) {
+	opts := a.opts
+	opts.Notify = ctx.Self()
+	a.maint = a.spawn(ctx, "maint", compaction.NewMaintainer(a.sys, a.tbl, opts))
+}
+
+func (a *tableAgent) spawnLister(ctx actor.Context) {
+	a.lister = a.spawn(ctx, "lister", listing.NewLister(a.sys, a.tbl))
+}
+
+func (a *tableAgent) spawn(ctx actor.Context, kind string, p actor.Producer) *actor.PID {
+	a.spawned++
+	pid, err := a.sys.SpawnChild(ctx, fmt.Sprintf("%s-%d", kind, a.spawned), p)
+	if err != nil {
+		// Names are fresh, so only a stopping system refuses; the agent
+		// cannot work without its children.
+		panic(fmt.Sprintf("barrier: spawn the %s of table %q: %v", kind, a.name, err))
+	}
+	return pid
+}
