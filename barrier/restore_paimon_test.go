@@ -70,13 +70,25 @@ func newPaimonModel() *paimonModel {
 	return &paimonModel{values: map[int64]int64{}, lists: map[int64][]int64{}, maps: map[int64]map[int64]int64{}, times: map[int64]map[[2]int64]int64{}}
 }
 
+// paimonSetup is what the subtasks of a paimon test job share.
+type paimonSetup struct {
+	maxP    int
+	layouts []subtask.Layout // one of each kind at most
+	fio     table.FileIO
+}
+
+// fourStates is the setup of the restore tests: the four store shapes.
+func fourStates(maxP int) paimonSetup {
+	return paimonSetup{maxP: maxP, layouts: paimonLayouts, fio: paimonFS}
+}
+
 // paimonTask is one subtask over the paimon backend, checkpointed by hand the
 // way the layout contract describes a paimon checkpoint: per table, the
 // files of the maintenance round's snapshot.
 type paimonTask struct {
-	t        testing.TB
+	t testing.TB
+	paimonSetup
 	idx      int
-	maxP     int
 	kg       keygroup.Range
 	backend  *subtask.PaimonBackend
 	store    *subtask.Store
@@ -89,29 +101,33 @@ type paimonTask struct {
 	blobOf   map[barrier.FileKey]string // every file this task's checkpoints registered
 }
 
-// newPaimonTask registers the four states over b. restored, when set, is the
-// restore that produced b: its history becomes the task's and Finish runs.
-func newPaimonTask(t testing.TB, idx, maxP int, kg keygroup.Range, b subtask.Backend, restored *barrier.RestoredStore) *paimonTask {
+// newPaimonTask registers the setup's states over b. restored, when set, is
+// the restore that produced b: its history becomes the task's and Finish
+// runs.
+func newPaimonTask(t testing.TB, setup paimonSetup, idx int, kg keygroup.Range, b subtask.Backend, restored *barrier.RestoredStore) *paimonTask {
 	t.Helper()
-	pt := &paimonTask{t: t, idx: idx, maxP: maxP, kg: kg, backend: b.(*subtask.PaimonBackend), store: subtask.NewStore(b),
+	pt := &paimonTask{t: t, paimonSetup: setup, idx: idx, kg: kg, backend: b.(*subtask.PaimonBackend), store: subtask.NewStore(b),
 		sessions: map[string]*compaction.Session{}, blobOf: map[barrier.FileKey]string{}}
 	t.Cleanup(pt.close)
 	pt.store.SetNow(1)
-	var err error
-	if pt.values, err = pt.store.Value(paimonLayouts[0]); err != nil {
-		t.Fatal(err)
-	}
-	if pt.lists, err = pt.store.List(paimonLayouts[1]); err != nil {
-		t.Fatal(err)
-	}
-	if pt.maps, err = pt.store.Map(paimonLayouts[2]); err != nil {
-		t.Fatal(err)
-	}
-	if pt.times, err = pt.store.Time(paimonLayouts[3]); err != nil {
-		t.Fatal(err)
+	for _, l := range setup.layouts {
+		var err error
+		switch l.Kind {
+		case subtask.KindValue:
+			pt.values, err = pt.store.Value(l)
+		case subtask.KindList:
+			pt.lists, err = pt.store.List(l)
+		case subtask.KindMap:
+			pt.maps, err = pt.store.Map(l)
+		case subtask.KindTime:
+			pt.times, err = pt.store.Time(l)
+		}
+		if err != nil {
+			t.Fatal(err)
+		}
 	}
 	if restored != nil {
-		if err := restored.Finish(pt.store, paimonFS); err != nil {
+		if err := restored.Finish(pt.store, setup.fio); err != nil {
 			t.Fatal(err)
 		}
 		pt.history = restored.History
@@ -199,7 +215,7 @@ func (pt *paimonTask) checkpoint(blobs *memBlobs, id barrier.CheckpointID) (barr
 		pt.t.Fatal(err)
 	}
 	var tables []barrier.TableFiles
-	for _, l := range paimonLayouts {
+	for _, l := range pt.layouts {
 		tbl, ok := pt.backend.Table(l.Name)
 		if !ok {
 			pt.t.Fatalf("table %q not registered", l.Name)
@@ -330,35 +346,35 @@ func listPaimonCheckpoint(t testing.TB, name string, tbl *table.Table, id int64)
 
 // paimonJob is a paimon operator of p subtasks checkpointed by hand.
 type paimonJob struct {
-	t     testing.TB
-	maxP  int
+	t testing.TB
+	paimonSetup
 	tasks []*paimonTask
 }
 
-func newPaimonJob(t testing.TB, p, maxP int) *paimonJob {
+func newPaimonJob(t testing.TB, setup paimonSetup, p int) *paimonJob {
 	t.Helper()
-	j := &paimonJob{t: t, maxP: maxP}
+	j := &paimonJob{t: t, paimonSetup: setup}
 	for i := range p {
-		b, err := subtask.OpenPaimon(barrier.PaimonRoot(filepath.Join(t.TempDir(), "state")), subtask.PaimonOptions{FileIO: paimonFS})
+		b, err := subtask.OpenPaimon(barrier.PaimonRoot(filepath.Join(t.TempDir(), "state")), subtask.PaimonOptions{FileIO: setup.fio})
 		if err != nil {
 			t.Fatal(err)
 		}
-		j.tasks = append(j.tasks, newPaimonTask(t, i, maxP, keygroup.RangeForSubtask(maxP, p, i), b, nil))
+		j.tasks = append(j.tasks, newPaimonTask(t, setup, i, keygroup.RangeForSubtask(setup.maxP, p, i), b, nil))
 	}
 	return j
 }
 
 // restorePaimonJob restores m at parallelism p into fresh directories.
-func restorePaimonJob(t testing.TB, blobs *memBlobs, m *barrier.Metadata, p int) (*paimonJob, []*barrier.RestoredStore) {
+func restorePaimonJob(t testing.TB, setup paimonSetup, blobs *memBlobs, m *barrier.Metadata, p int) (*paimonJob, []*barrier.RestoredStore) {
 	t.Helper()
 	plans, err := barrier.PlanRestore(m, opID, p)
 	if err != nil {
 		t.Fatal(err)
 	}
-	j := &paimonJob{t: t, maxP: m.Operators[0].MaxParallelism}
+	j := &paimonJob{t: t, paimonSetup: setup}
 	var rs []*barrier.RestoredStore
 	for i, plan := range plans {
-		r, err := restorePaimon(blobs, m, plan, filepath.Join(t.TempDir(), "state"))
+		r, err := restorePaimon(setup.fio, blobs, m, plan, filepath.Join(t.TempDir(), "state"))
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -366,7 +382,7 @@ func restorePaimonJob(t testing.TB, blobs *memBlobs, m *barrier.Metadata, p int)
 			t.Fatalf("subtask %d restored %v aligned %t, planned %v %t", i, r.KeyGroups, r.Aligned, plan.KeyGroups, plan.Aligned)
 		}
 		rs = append(rs, r)
-		pt := newPaimonTask(t, i, j.maxP, plan.KeyGroups, r.Backend, r)
+		pt := newPaimonTask(t, setup, i, plan.KeyGroups, r.Backend, r)
 		if r.Aligned {
 			plan.Sources[0].State.Files(func(k barrier.FileKey, f barrier.FileRef) { pt.blobOf[k] = f.Blob })
 		}
@@ -375,13 +391,13 @@ func restorePaimonJob(t testing.TB, blobs *memBlobs, m *barrier.Metadata, p int)
 	return j, rs
 }
 
-func restorePaimon(blobs *memBlobs, m *barrier.Metadata, plan barrier.SubtaskRestore, dir string) (*barrier.RestoredStore, error) {
+func restorePaimon(fio table.FileIO, blobs *memBlobs, m *barrier.Metadata, plan barrier.SubtaskRestore, dir string) (*barrier.RestoredStore, error) {
 	id, err := barrier.NewBackendID(rand.Reader)
 	if err != nil {
 		return nil, err
 	}
 	return barrier.RestoreSubtask(context.Background(), barrier.RestoreInput{Metadata: m, Plan: plan, Backend: barrier.BackendPaimon,
-		Blobs: blobs, FileIO: paimonFS, Dir: dir, BackendID: id})
+		Blobs: blobs, FileIO: fio, Dir: dir, BackendID: id})
 }
 
 func (j *paimonJob) apply(m *paimonModel, keys []int64, round int64) {
@@ -496,7 +512,7 @@ func (pt *paimonTask) check(m *paimonModel, keys []int64) {
 // the last checkpoint's metadata and the model.
 func paimonHistory(t *testing.T, blobs *memBlobs, p, maxP int, keys []int64) (*barrier.Metadata, *paimonModel) {
 	t.Helper()
-	j := newPaimonJob(t, p, maxP)
+	j := newPaimonJob(t, fourStates(maxP), p)
 	m := newPaimonModel()
 	j.apply(m, keys, 0)
 	j.checkpoint(blobs, 1)
@@ -524,7 +540,7 @@ func testKeys(n int) []int64 {
 func TestPaimonRestoreAligned(t *testing.T) {
 	blobs, keys := newMemBlobs(), testKeys(800)
 	m, model := paimonHistory(t, blobs, 2, 128, keys)
-	j, rs := restorePaimonJob(t, blobs, m, 2)
+	j, rs := restorePaimonJob(t, fourStates(128), blobs, m, 2)
 	j.check(model, keys)
 	for i, r := range rs {
 		var files, bytes int64
@@ -540,7 +556,7 @@ func TestPaimonRestoreAligned(t *testing.T) {
 	for _, pt := range j.tasks {
 		pt.close()
 	}
-	j, _ = restorePaimonJob(t, blobs, m3, 2)
+	j, _ = restorePaimonJob(t, fourStates(128), blobs, m3, 2)
 	j.check(model, keys)
 }
 
@@ -549,7 +565,7 @@ func TestPaimonRestoreAligned(t *testing.T) {
 func TestPaimonRestoreReusesAdopted(t *testing.T) {
 	blobs, keys := newMemBlobs(), testKeys(600)
 	m, model := paimonHistory(t, blobs, 2, 128, keys)
-	j, _ := restorePaimonJob(t, blobs, m, 2)
+	j, _ := restorePaimonJob(t, fourStates(128), blobs, m, 2)
 	_, ds := j.checkpoint(blobs, 3)
 	for i, d := range ds {
 		if len(d.Uploads) != 0 {
@@ -580,7 +596,7 @@ func TestPaimonRestoreReusesAdopted(t *testing.T) {
 	for _, pt := range j.tasks {
 		pt.close()
 	}
-	j, _ = restorePaimonJob(t, blobs, m4, 2)
+	j, _ = restorePaimonJob(t, fourStates(128), blobs, m4, 2)
 	j.check(model, keys)
 }
 
@@ -591,7 +607,7 @@ func TestPaimonRestoreRescale(t *testing.T) {
 		t.Run(fmt.Sprintf("%dto%d", c[0], c[1]), func(t *testing.T) {
 			blobs, keys := newMemBlobs(), testKeys(600)
 			m, model := paimonHistory(t, blobs, c[0], 128, keys)
-			j, rs := restorePaimonJob(t, blobs, m, c[1])
+			j, rs := restorePaimonJob(t, fourStates(128), blobs, m, c[1])
 			want, _ := keygroup.Ranges(128, c[1])
 			for i, pt := range j.tasks {
 				if pt.kg != want[i] || rs[i].Aligned {
@@ -613,7 +629,7 @@ func TestPaimonRestoreRescale(t *testing.T) {
 			for _, pt := range j.tasks {
 				pt.close()
 			}
-			j, _ = restorePaimonJob(t, blobs, m2, c[1])
+			j, _ = restorePaimonJob(t, fourStates(128), blobs, m2, c[1])
 			j.check(model, keys)
 		})
 	}
@@ -677,7 +693,7 @@ func TestPaimonRestoreBadFiles(t *testing.T) {
 		t.Run(c.name, func(t *testing.T) {
 			undo := c.spoil()
 			defer undo()
-			r, err := restorePaimon(blobs, m, plans[0], filepath.Join(t.TempDir(), "state"))
+			r, err := restorePaimon(paimonFS, blobs, m, plans[0], filepath.Join(t.TempDir(), "state"))
 			if err == nil {
 				r.Backend.Close()
 				t.Fatal("restore succeeded")
@@ -689,16 +705,16 @@ func TestPaimonRestoreBadFiles(t *testing.T) {
 	}
 
 	dir := filepath.Join(t.TempDir(), "state")
-	r, err := restorePaimon(blobs, m, plans[0], dir)
+	r, err := restorePaimon(paimonFS, blobs, m, plans[0], dir)
 	if err != nil {
 		t.Fatal(err)
 	}
-	pt := newPaimonTask(t, 0, 128, r.KeyGroups, r.Backend, r)
+	pt := newPaimonTask(t, fourStates(128), 0, r.KeyGroups, r.Backend, r)
 	st.Files(func(k barrier.FileKey, f barrier.FileRef) { pt.blobOf[k] = f.Blob })
-	j := &paimonJob{t: t, maxP: 128, tasks: []*paimonTask{pt}}
+	j := &paimonJob{t: t, paimonSetup: fourStates(128), tasks: []*paimonTask{pt}}
 	j.apply(model, keys, 2)
 	j.checkpoint(blobs, 3)
-	if _, err := restorePaimon(blobs, m, plans[0], dir); err == nil || !strings.Contains(err.Error(), "not empty") {
+	if _, err := restorePaimon(paimonFS, blobs, m, plans[0], dir); err == nil || !strings.Contains(err.Error(), "not empty") {
 		t.Fatalf("restore into a directory with tables: %v", err)
 	}
 	j.check(model, keys)
@@ -721,7 +737,7 @@ func TestPaimonRestoreOtherBackend(t *testing.T) {
 		}
 	}
 	m.Operators[0].Subtasks[0].Backend = barrier.BackendPebble
-	if _, err := restorePaimon(blobs, m, plans[0], t.TempDir()); err == nil || !strings.Contains(err.Error(), "state cannot move between backends") {
+	if _, err := restorePaimon(paimonFS, blobs, m, plans[0], t.TempDir()); err == nil || !strings.Contains(err.Error(), "state cannot move between backends") {
 		t.Fatalf("pebble checkpoint restored on paimon: %v", err)
 	}
 }
