@@ -2,9 +2,9 @@ package runtime
 
 import (
 	"fmt"
-	"path"
 
 	"github.com/lakestate/lakestate/barrier"
+	"github.com/lakestate/lakestate/compaction"
 	"github.com/lakestate/lakestate/subtask"
 )
 
@@ -18,8 +18,11 @@ type StateBackend interface {
 	// open returns an empty backend for a subtask whose local files live
 	// under dirs.
 	open(dirs taskDirs) (subtask.Backend, error)
-	// pebbleOptions is what a restored Pebble database is opened with.
+	// pebbleOptions and paimonOptions are what a restored store is opened
+	// with; maintenance is the policy of a paimon store's table maintenance.
 	pebbleOptions(dirs taskDirs) subtask.PebbleOptions
+	paimonOptions() subtask.PaimonOptions
+	maintenance() compaction.Config
 }
 
 // taskDirs are the local directories of one subtask of a run: state holds
@@ -41,7 +44,7 @@ func OpenBackend(name string) (StateBackend, error) {
 	case barrier.BackendPebble:
 		return PebbleBackend(subtask.PebbleOptions{}), nil
 	case barrier.BackendPaimon:
-		return PaimonBackend(subtask.PaimonOptions{}), nil
+		return PaimonBackend(subtask.PaimonOptions{}, compaction.Config{}), nil
 	}
 	return nil, fmt.Errorf("unknown state backend %q (known: %v)", name, BackendNames())
 }
@@ -50,7 +53,20 @@ func OpenBackend(name string) (StateBackend, error) {
 // every checkpoint: the baseline.
 func MemoryBackend() StateBackend { return memoryBackend{} }
 
-type memoryBackend struct{}
+type memoryBackend struct {
+	noPebble
+	noPaimon
+}
+
+// noPebble and noPaimon are the options of the backends a kind is not.
+type (
+	noPebble struct{}
+	noPaimon struct{}
+)
+
+func (noPebble) pebbleOptions(taskDirs) subtask.PebbleOptions { return subtask.PebbleOptions{} }
+func (noPaimon) paimonOptions() subtask.PaimonOptions         { return subtask.PaimonOptions{} }
+func (noPaimon) maintenance() compaction.Config               { return compaction.Config{} }
 
 func (memoryBackend) Name() string                                 { return barrier.BackendMemory }
 func (memoryBackend) open(taskDirs) (subtask.Backend, error)       { return subtask.NewMemory(), nil }
@@ -59,9 +75,12 @@ func (memoryBackend) pebbleOptions(taskDirs) subtask.PebbleOptions { return subt
 // PebbleBackend keeps subtask state in one Pebble database per subtask and
 // checkpoints it by flush plus Pebble's hard-link checkpoint. The run sets
 // o.CheckpointDir.
-func PebbleBackend(o subtask.PebbleOptions) StateBackend { return pebbleBackend{o} }
+func PebbleBackend(o subtask.PebbleOptions) StateBackend { return pebbleBackend{o: o} }
 
-type pebbleBackend struct{ o subtask.PebbleOptions }
+type pebbleBackend struct {
+	noPaimon
+	o subtask.PebbleOptions
+}
 
 func (pebbleBackend) Name() string { return barrier.BackendPebble }
 
@@ -76,15 +95,27 @@ func (b pebbleBackend) pebbleOptions(d taskDirs) subtask.PebbleOptions {
 }
 
 // PaimonBackend keeps each state table of a subtask as a local Paimon
-// primary-key table: the product.
-func PaimonBackend(o subtask.PaimonOptions) StateBackend { return paimonBackend{o} }
+// primary-key table: the product. Each table gets a maintenance session
+// (the barrier's deletion-vector round and shaping between barriers) with
+// m as its policy; m.RetainSnapshots 0 keeps the default of 3.
+func PaimonBackend(o subtask.PaimonOptions, m compaction.Config) StateBackend {
+	if m.RetainSnapshots == 0 {
+		m.RetainSnapshots = 3
+	}
+	return paimonBackend{o: o, m: m}
+}
 
-type paimonBackend struct{ o subtask.PaimonOptions }
+type paimonBackend struct {
+	noPebble
+	o subtask.PaimonOptions
+	m compaction.Config
+}
 
 func (paimonBackend) Name() string { return barrier.BackendPaimon }
 
 func (b paimonBackend) open(d taskDirs) (subtask.Backend, error) {
-	return subtask.OpenPaimon(path.Join(d.state, "paimon"), b.o)
+	return subtask.OpenPaimon(barrier.PaimonRoot(d.state), b.o)
 }
 
-func (paimonBackend) pebbleOptions(taskDirs) subtask.PebbleOptions { return subtask.PebbleOptions{} }
+func (b paimonBackend) paimonOptions() subtask.PaimonOptions { return b.o }
+func (b paimonBackend) maintenance() compaction.Config       { return b.m }

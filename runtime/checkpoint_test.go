@@ -28,7 +28,7 @@ func wordCount(out runtime.Committer) *runtime.Graph {
 // final checkpoint adds no output. A checkpoint restores only onto the
 // backend that wrote it.
 func TestRunsShareCheckpoints(t *testing.T) {
-	for _, name := range []string{"memory", "pebble"} {
+	for _, name := range runtime.BackendNames() {
 		t.Run(name, func(t *testing.T) {
 			sys := actors.NewSystem(actors.Options{})
 			defer sys.Close()

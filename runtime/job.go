@@ -12,6 +12,7 @@ import (
 	"github.com/asynkron/protoactor-go/actor"
 
 	"github.com/lakestate/lakestate/barrier"
+	"github.com/lakestate/lakestate/compaction"
 )
 
 // jobActor runs one run of a job. It spawns the checkpoint actors (the
@@ -43,8 +44,11 @@ type jobActor struct {
 	final       int64
 	completed   int64
 	committed   map[int]int64
-	done        bool
-	stopping    bool
+	// stalled counts the stores whose maintenance is behind (too many
+	// sorted runs): while any is, the sources hold.
+	stalled  int
+	done     bool
+	stopping bool
 }
 
 func (j *jobActor) Receive(ctx actor.Context) {
@@ -85,6 +89,8 @@ func (j *jobActor) Receive(ctx actor.Context) {
 		}
 	case *barrier.Aborted:
 		j.abort(ctx, int64(m.ID), m.Err)
+	case *compaction.BackpressureChanged:
+		j.backpressure(ctx, m.Backpressure.Stalled)
 	case *taskSynced:
 		j.env.sys.Send(j.driver, &evSynced{id: m.id, task: m.task, took: m.took, done: m.done})
 	case *sourceIdle:
@@ -197,6 +203,7 @@ func (j *jobActor) prepared(ctx actor.Context, m *prepared) {
 		store, err := sys.SpawnChild(ctx, "store-"+t.id.String(), barrier.NewStoreActor(sys, barrier.StoreConfig{
 			Operator: t.node.name, Subtask: t.id.Subtask, KeyGroups: t.keyGroups, WorkDir: st.dirs.work, FileIO: j.env.fio,
 			Uploader: j.upload, Coordinator: j.coord, History: st.history,
+			Maintenance: j.env.opts.Backend.maintenance(), Backpressure: ctx.Self(),
 		}))
 		if err != nil {
 			j.failRun(fmt.Errorf("spawn store actor of %s: %w", t.id, err))
@@ -282,7 +289,10 @@ func (j *jobActor) complete(ctx actor.Context, id int64) {
 	j.completed = max(j.completed, id)
 	j.env.sys.Send(j.driver, &evCompleted{id: id})
 	j.checkFinished()
-	if j.trig.next() {
+	// While a store is stalled, checkpoints follow each other: each one's
+	// barrier gives maintenance a round to catch up, and the sources read
+	// nothing meanwhile, so no trigger would come from the input.
+	if j.stalled > 0 && j.trig.request(0) || j.trig.next() {
 		j.askCheckpoint(ctx)
 	}
 }
@@ -296,6 +306,30 @@ func (j *jobActor) abort(ctx actor.Context, id int64, err error) {
 		ask = j.trig.request(0)
 	}
 	if ask || j.trig.next() {
+		j.askCheckpoint(ctx)
+	}
+}
+
+// backpressure holds the sources while some store's maintenance is behind
+// and lets them go once none is. Held sources read nothing, so the records
+// in flight drain, the barriers get through, and each barrier's maintenance
+// round (and the shaping after it) reduces the sorted runs.
+func (j *jobActor) backpressure(ctx actor.Context, stalled bool) {
+	was := j.stalled > 0
+	if stalled {
+		j.stalled++
+	} else {
+		j.stalled--
+	}
+	now := j.stalled > 0
+	if now == was {
+		return
+	}
+	for _, s := range j.sources {
+		ctx.Send(j.pids[s], &holdSources{hold: now})
+	}
+	j.env.sys.Send(j.driver, &evBackpressure{stalled: now})
+	if now && j.trig.request(0) {
 		j.askCheckpoint(ctx)
 	}
 }

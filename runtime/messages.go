@@ -43,6 +43,9 @@ type (
 	// injectBarrier asks a source task to start checkpoint id: record its
 	// offsets and inject barrier id into its outputs.
 	injectBarrier struct{ id int64 }
+	// holdSources stops a source reading (hold) or lets it go on: some
+	// store's maintenance is behind.
+	holdSources struct{ hold bool }
 	// startMsg lets a source start reading, once every task is wired.
 	startMsg struct{}
 	// produceMsg makes a source read its next batch; token tells a poll
@@ -89,7 +92,8 @@ type (
 		took time.Duration
 		done *barrier.SyncDone
 	}
-	evFinished    struct{ id int64 }
-	evFailed      struct{ err error }
-	evSourcesIdle struct{}
+	evBackpressure struct{ stalled bool }
+	evFinished     struct{ id int64 }
+	evFailed       struct{ err error }
+	evSourcesIdle  struct{}
 )

@@ -130,7 +130,7 @@ func (p *runPrep) prepareNode(n *node, starts []*taskStart) error {
 		case plans != nil:
 			s.restored, err = barrier.RestoreSubtask(context.Background(), barrier.RestoreInput{
 				Metadata: p.from, Plan: plans[i], Backend: p.backend.Name(), Blobs: p.blobs, FileIO: p.fio,
-				Dir: s.dirs.state, Pebble: p.backend.pebbleOptions(s.dirs), BackendID: id,
+				Dir: s.dirs.state, Pebble: p.backend.pebbleOptions(s.dirs), Paimon: p.backend.paimonOptions(), BackendID: id,
 			})
 			if err != nil {
 				return err

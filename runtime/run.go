@@ -190,6 +190,9 @@ type RunStats struct {
 	// UploadedBytes and ReusedBytes sum what the subtasks' sync phases
 	// handed to the uploader and referenced from earlier checkpoints.
 	UploadedBytes, ReusedBytes int64
+	// Stalls counts the times the sources were held because some store's
+	// maintenance fell behind.
+	Stalls int
 	// Syncs is every subtask's sync-phase duration (barrier aligned to
 	// SyncDone, the subtask paused), in arrival order.
 	Syncs []time.Duration
@@ -222,6 +225,10 @@ func (r *Run) next() (any, error) {
 		r.stats.Completed++
 	case *evAborted:
 		r.stats.Aborted++
+	case *evBackpressure:
+		if m.stalled {
+			r.stats.Stalls++
+		}
 	case *evSynced:
 		r.stats.Syncs = append(r.stats.Syncs, m.took)
 		r.stats.UploadedBytes += m.done.UploadBytes

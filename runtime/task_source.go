@@ -24,6 +24,7 @@ type sourceTask struct {
 	scheduled bool
 	token     uint64
 	stalled   bool // waiting for credits
+	held      bool // held by the job: some store's maintenance is behind
 	idle      bool // reported idle to the job
 	ended     bool
 	wm        int64
@@ -57,6 +58,11 @@ func (t *sourceTask) Receive(ctx actor.Context) {
 		t.out.credit(int(m.ch), int(m.n))
 		if t.stalled && t.out.backlog == 0 {
 			t.stalled = false
+			t.schedule()
+		}
+	case *holdSources:
+		t.held = m.hold
+		if !t.held {
 			t.schedule()
 		}
 	case *injectBarrier:
@@ -110,6 +116,9 @@ func (t *sourceTask) schedule() {
 
 func (t *sourceTask) produce() error {
 	if t.ended {
+		return nil
+	}
+	if t.held {
 		return nil
 	}
 	if t.out.backlog > 0 {

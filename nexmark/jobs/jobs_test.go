@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/lakestate/lakestate/actors"
+	"github.com/lakestate/lakestate/compaction"
 	"github.com/lakestate/lakestate/nexmark"
 	"github.com/lakestate/lakestate/nexmark/jobs"
 	"github.com/lakestate/lakestate/runtime"
@@ -84,6 +85,9 @@ var diskScenarios = []scenario{
 var backends = map[string]func() runtime.StateBackend{
 	"memory": runtime.MemoryBackend,
 	"pebble": func() runtime.StateBackend { return runtime.PebbleBackend(subtask.PebbleOptions{MemTableSize: 4 << 20}) },
+	"paimon": func() runtime.StateBackend {
+		return runtime.PaimonBackend(subtask.PaimonOptions{}, compaction.Config{CheckInvariants: true})
+	},
 }
 
 // Every query's committed output equals the reference, on every backend, at
