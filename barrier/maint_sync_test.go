@@ -2,11 +2,18 @@ package barrier_test
 
 import (
 	"errors"
+	"fmt"
 	"maps"
+	"math"
+	"path"
 	"strings"
 	"testing"
 
+	"github.com/asynkron/protoactor-go/actor"
+
+	"github.com/lakestate/lakestate/actors"
 	"github.com/lakestate/lakestate/barrier"
+	"github.com/lakestate/lakestate/compaction"
 )
 
 // checkPaimonCheckpoint checks that checkpoint o of a paimon job holds, per
@@ -154,6 +161,142 @@ func TestPaimonRoundFailureDeclines(t *testing.T) {
 		if got := j.get(k)[0]; got != k+1 {
 			t.Fatalf("key %d reads %d after checkpoint 3, want %d", k, got, k+1)
 		}
+	}
+	j.checkNoLeaks()
+}
+
+// checkViewFiles checks that every file of the snapshot each table of task
+// 0 reads (the last checkpoint's round snapshot) is on disk.
+func checkViewFiles(t *testing.T, j *maintJob, o outcome) {
+	t.Helper()
+	op, _ := j.metadata(o).Operator(opID)
+	for _, ts := range op.Subtasks[0].Tables {
+		tbl, _ := j.backends[0].Table(ts.Name)
+		for _, p := range j.snapshotFiles(0, ts.Name, ts.SnapshotID) {
+			if _, err := j.fs.Stat(path.Join(tbl.Dir(), p)); err != nil {
+				t.Fatalf("after checkpoint %d: table %q: file %s of the read snapshot %d: %v", o.id, ts.Name, p, ts.SnapshotID, err)
+			}
+		}
+	}
+}
+
+// The snapshot a subtask reads between barriers stays pinned while the
+// maintenance shapes the table and expires every snapshot it may (one
+// retained): each checkpoint in a simulation is followed by all the
+// maintenance there is to do, and the read snapshot's files are all there.
+// The seed replays to the same trace.
+func TestPaimonReadViewPinnedAcrossShaping(t *testing.T) {
+	if a, b := readViewRun(t), readViewRun(t); a != b {
+		t.Fatalf("seed 7: trace hashes %x and %x differ; replay: go test ./barrier -run TestPaimonReadViewPinnedAcrossShaping", a, b)
+	}
+}
+
+func readViewRun(t *testing.T) uint64 {
+	var trace strings.Builder
+	blobs, fs, root := newMemBlobs(), newFaultyFS(), t.TempDir()
+	j := startMaintJob(t, blobs, fs, root, maintConfig{
+		jobConfig: jobConfig{retain: 1, sim: 7},
+		maint:     compaction.Config{RetainSnapshots: 1, ExpireEvery: 1},
+		trace:     &trace,
+	})
+	want := map[int64]int64{}
+	for round := range int64(12) {
+		for k := range int64(60) {
+			key := (k*7 + round*13) % 200
+			j.put(round*1000+k, key)
+			want[key] = round*1000 + k
+		}
+		o := j.mustComplete(barrier.KindCheckpoint)
+		if err := j.sim.RunUntilIdle(); err != nil {
+			t.Fatal(err)
+		}
+		checkViewFiles(t, j, o)
+		for k, v := range want {
+			if got := j.get(k)[0]; got != v {
+				t.Fatalf("after checkpoint %d: key %d reads %d, want %d", o.id, k, got, v)
+			}
+		}
+	}
+	tbl, _ := j.backends[0].Table(valueLayout.Name)
+	if earliest, _, _ := tbl.EarliestSnapshotID(); earliest < 10 {
+		t.Fatalf("earliest snapshot %d: expiration did not run", earliest)
+	}
+	if shaped := strings.Count(trace.String(), "/paimon-v/maint-1 *compaction.jobDone"); shaped < 12 {
+		t.Fatalf("%d maintenance jobs: too few to shape the table", shaped)
+	}
+	hash := j.sim.TraceHash()
+	j.stop()
+	return hash
+}
+
+// A maintainer that crashes is replaced, and the new one gets the pins of
+// the old one back (the read snapshot's, under the key above every
+// checkpoint); checkpoints go on incrementally, and a checkpoint whose round
+// the crash cut off is declined.
+func TestPaimonMaintainerRestartRepins(t *testing.T) {
+	var trace strings.Builder
+	blobs, fs, root := newMemBlobs(), newFaultyFS(), t.TempDir()
+	j := startMaintJob(t, blobs, fs, root, maintConfig{
+		jobConfig: jobConfig{retain: 1, sim: 11},
+		maint:     compaction.Config{RetainSnapshots: 1},
+		trace:     &trace,
+	})
+	for k := range int64(100) {
+		j.put(k, k)
+	}
+	c1 := j.mustComplete(barrier.KindCheckpoint)
+	base := checkPaimonCheckpoint(t, j, c1, nil)
+	op, _ := j.metadata(c1).Operator(opID)
+	view := op.Subtasks[0].Tables[0].SnapshotID
+	if err := j.sim.RunUntilIdle(); err != nil {
+		t.Fatal(err)
+	}
+	maint := actor.NewPID(j.coord.Address, "store-0/paimon-v/maint-1")
+	if n := j.sim.Crash(maint); n != 1 {
+		t.Fatalf("crashed %d actors", n)
+	}
+	if err := j.sim.RunUntilIdle(); err != nil {
+		t.Fatal(err)
+	}
+	repin := fmt.Sprintf("store-0/paimon-v/maint-3 *compaction.Pin chk=%d snapshot=%d", int64(math.MaxInt64), view)
+	if !strings.Contains(trace.String(), repin) {
+		t.Fatalf("the new maintainer never got the read snapshot's pin (%q)", repin)
+	}
+	for k := range int64(50) {
+		j.put(k+1, k)
+	}
+	c2 := j.mustComplete(barrier.KindCheckpoint)
+	checkPaimonCheckpoint(t, j, c2, base)
+	checkViewFiles(t, j, c2)
+	if got := j.get(0, 49, 50); got[0] != 1 || got[1] != 50 || got[2] != 50 {
+		t.Fatalf("reads after checkpoint 2: %v", got)
+	}
+
+	// A crash while the round of checkpoint 3 waits in the maintainer's
+	// mailbox (the agent has just asked for it).
+	j.put(9, 9)
+	id := j.trigger(barrier.KindCheckpoint)
+	j.sys.Send(j.tasks[0].relay, &barrier.Barrier{ID: id, Kind: barrier.KindCheckpoint, Store: j.tasks[0].store, ReplyTo: j.tasks[0].syncs.PID()})
+	if err := j.sim.RunUntil(func() bool {
+		return strings.Contains(trace.String(), fmt.Sprintf("store-0/paimon-v *barrier.agentRound id=%d", id))
+	}); err != nil {
+		t.Fatal(err)
+	}
+	j.sim.Crash(actor.NewPID(j.coord.Address, "store-0/paimon-v/maint-3"))
+	sd, err := actors.Expect[*barrier.SyncDone](j.tasks[0].syncs)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !errors.Is(sd.Err, barrier.ErrStoreUnreadable) {
+		t.Fatalf("sync phase of checkpoint %d with a crashed round: %v", id, sd.Err)
+	}
+	if err, _ := j.await(id); err == nil {
+		t.Fatalf("checkpoint %d completed without its round", id)
+	}
+	c4 := j.mustComplete(barrier.KindCheckpoint)
+	checkViewFiles(t, j, c4)
+	if got := j.get(9, 0); got[0] != 9 || got[1] != 1 {
+		t.Fatalf("reads after checkpoint 4: %v", got)
 	}
 	j.checkNoLeaks()
 }

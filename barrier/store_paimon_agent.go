@@ -3,7 +3,9 @@ package barrier
 import (
 	"errors"
 	"fmt"
+	"maps"
 	"math"
+	"slices"
 
 	"github.com/asynkron/protoactor-go/actor"
 
@@ -149,8 +151,8 @@ func (a *tableAgent) sendPins(ctx actor.Context) {
 	if a.view != 0 {
 		ctx.Send(a.maint, &compaction.Pin{Checkpoint: viewPin, SnapshotID: a.view})
 	}
-	for id, s := range a.pins {
-		ctx.Send(a.maint, &compaction.Pin{Checkpoint: int64(id), SnapshotID: s})
+	for _, id := range slices.Sorted(maps.Keys(a.pins)) {
+		ctx.Send(a.maint, &compaction.Pin{Checkpoint: int64(id), SnapshotID: a.pins[id]})
 	}
 }
 
