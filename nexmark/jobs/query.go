@@ -23,9 +23,16 @@ func Queries() []Query {
 	return []Query{q4, q9, q18, q20}
 }
 
+// WindowQueries lists the queries over event-time windows. Their output
+// appears only as the watermark passes window ends, so a run shows it only
+// once its input spans more event time than a window.
+func WindowQueries() []Query {
+	return []Query{q5, q7}
+}
+
 // Lookup returns the query called name.
 func Lookup(name string) (Query, bool) {
-	for _, q := range Queries() {
+	for _, q := range append(Queries(), WindowQueries()...) {
 		if q.Name == name {
 			return q, true
 		}
