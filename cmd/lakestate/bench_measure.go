@@ -28,11 +28,12 @@ type runMeasure struct {
 	CPUSeconds       float64 `json:"cpu_seconds"`
 	EventsPerSec     float64 `json:"events_per_sec"`
 	EventsPerCoreSec float64 `json:"events_per_core_sec"`
-	Checkpoints      int64   `json:"checkpoints"`
-	// SyncMillis and UploadBytes are per completed checkpoint; nil when the
-	// runtime does not report them.
-	SyncMillis    []float64 `json:"sync_ms,omitempty"`
-	UploadBytes   []int64   `json:"upload_bytes,omitempty"`
+	Checkpoints      int     `json:"checkpoints"`
+	Aborted          int     `json:"aborted_checkpoints"`
+	// SyncMillis is every subtask's sync phase of every checkpoint;
+	// UploadedBytes sums what the checkpoints uploaded.
+	SyncMillis    []float64 `json:"sync_ms"`
+	UploadedBytes int64     `json:"uploaded_bytes"`
 	PeakHeapBytes uint64    `json:"peak_heap_bytes"`
 	PeakRSSBytes  uint64    `json:"peak_rss_bytes"`
 	OutputRows    int       `json:"output_rows"`
@@ -80,14 +81,12 @@ func benchOne(q jobs.Query, be string, cfg benchConfig, dir string, prog *progre
 	if m.CPUSeconds > 0 {
 		m.EventsPerCoreSec = float64(cfg.Events) / m.CPUSeconds
 	}
-	m.Checkpoints = run.Completed()
 	m.PeakHeapBytes, m.PeakRSSBytes = mt.peakHeap, mt.peakRSS
-	if stats, ok := checkpointStats(run); ok {
-		m.SyncMillis, m.UploadBytes = []float64{}, []int64{}
-		for _, s := range stats {
-			m.SyncMillis = append(m.SyncMillis, s.SyncMillis)
-			m.UploadBytes = append(m.UploadBytes, s.UploadBytes)
-		}
+	ck := checkpointStats(run)
+	m.Checkpoints, m.Aborted, m.UploadedBytes = ck.Completed, ck.Aborted, ck.UploadedBytes
+	m.SyncMillis = make([]float64, len(ck.Syncs))
+	for i, d := range ck.Syncs {
+		m.SyncMillis[i] = float64(d) / float64(time.Millisecond)
 	}
 	rows, err := out.Rows()
 	if err != nil {

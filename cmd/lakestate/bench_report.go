@@ -32,11 +32,13 @@ type benchCell struct {
 	EventsPerSec     float64 `json:"events_per_sec"`
 	EventsPerCoreSec float64 `json:"events_per_core_sec"`
 	Checkpoints      float64 `json:"checkpoints_per_run"`
-	// The checkpoint figures are absent when the runtime does not report
-	// them.
-	SyncP50Millis     *float64     `json:"sync_p50_ms,omitempty"`
-	SyncP99Millis     *float64     `json:"sync_p99_ms,omitempty"`
-	UploadBytesPerChk *float64     `json:"upload_bytes_per_checkpoint,omitempty"`
+	Aborted          int     `json:"aborted_checkpoints"`
+	// Sync percentiles are over every subtask's sync phase of every run
+	// (0 when no checkpoint was taken); uploads are per completed
+	// checkpoint.
+	SyncP50Millis     float64      `json:"sync_p50_ms"`
+	SyncP99Millis     float64      `json:"sync_p99_ms"`
+	UploadBytesPerChk float64      `json:"upload_bytes_per_checkpoint"`
 	PeakHeapBytes     uint64       `json:"peak_heap_bytes"`
 	PeakRSSBytes      uint64       `json:"peak_rss_bytes"`
 	Digest            string       `json:"digest"`
@@ -113,32 +115,26 @@ func (r *benchResult) summarize() {
 
 func (c *benchCell) summarize() {
 	var eps, epc, chk, sync []float64
-	var upload, uploads float64
-	reported := false
+	var uploaded float64
+	completed := 0
+	c.Aborted, c.PeakHeapBytes, c.PeakRSSBytes = 0, 0, 0
 	for _, m := range c.Runs {
 		eps, epc = append(eps, m.EventsPerSec), append(epc, m.EventsPerCoreSec)
 		chk = append(chk, float64(m.Checkpoints))
+		c.Aborted += m.Aborted
 		c.PeakHeapBytes = max(c.PeakHeapBytes, m.PeakHeapBytes)
 		c.PeakRSSBytes = max(c.PeakRSSBytes, m.PeakRSSBytes)
-		if m.SyncMillis != nil {
-			reported = true
-			sync = append(sync, m.SyncMillis...)
-			for _, b := range m.UploadBytes {
-				upload += float64(b)
-				uploads++
-			}
-		}
+		sync = append(sync, m.SyncMillis...)
+		uploaded += float64(m.UploadedBytes)
+		completed += m.Checkpoints
 	}
 	c.EventsPerSec, c.EventsPerCoreSec, c.Checkpoints = median(eps), median(epc), mean(chk)
-	c.SyncP50Millis, c.SyncP99Millis, c.UploadBytesPerChk = nil, nil, nil
-	if reported {
-		p50, p99 := percentile(sync, 50), percentile(sync, 99)
-		c.SyncP50Millis, c.SyncP99Millis = &p50, &p99
-		perChk := 0.0
-		if uploads > 0 {
-			perChk = upload / uploads
-		}
-		c.UploadBytesPerChk = &perChk
+	c.SyncP50Millis, c.SyncP99Millis, c.UploadBytesPerChk = 0, 0, 0
+	if len(sync) > 0 {
+		c.SyncP50Millis, c.SyncP99Millis = percentile(sync, 50), percentile(sync, 99)
+	}
+	if completed > 0 {
+		c.UploadBytesPerChk = uploaded / float64(completed)
 	}
 }
 
@@ -153,9 +149,13 @@ func (r *benchResult) writeText(w io.Writer) error {
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
 	fmt.Fprintln(tw, "query\tbackend\tevents/s\tevents/s/core\tcheckpoints\tsync p50\tsync p99\tupload/chk\tpeak heap\tpeak rss\t")
 	for _, c := range r.Cells {
-		fmt.Fprintf(tw, "%s\t%s\t%.0f\t%.0f\t%.1f\t%s\t%s\t%s\t%s\t%s\t\n", c.Query, c.Backend,
-			c.EventsPerSec, c.EventsPerCoreSec, c.Checkpoints,
-			optMillis(c.SyncP50Millis), optMillis(c.SyncP99Millis), optBytes(c.UploadBytesPerChk),
+		chk := fmt.Sprintf("%.1f", c.Checkpoints)
+		if c.Aborted > 0 {
+			chk += fmt.Sprintf(" (%d aborted)", c.Aborted)
+		}
+		fmt.Fprintf(tw, "%s\t%s\t%.0f\t%.0f\t%s\t%s\t%s\t%s\t%s\t%s\t\n", c.Query, c.Backend,
+			c.EventsPerSec, c.EventsPerCoreSec, chk,
+			millis(c.SyncP50Millis), millis(c.SyncP99Millis), humanBytes(c.UploadBytesPerChk),
 			humanBytes(float64(c.PeakHeapBytes)), humanBytes(float64(c.PeakRSSBytes)))
 	}
 	if err := tw.Flush(); err != nil {
@@ -189,18 +189,8 @@ func (r *benchResult) writeText(w io.Writer) error {
 	return tw.Flush()
 }
 
-func optMillis(v *float64) string {
-	if v == nil {
-		return "n/a"
-	}
-	return (time.Duration(*v * float64(time.Millisecond))).Round(10 * time.Microsecond).String()
-}
-
-func optBytes(v *float64) string {
-	if v == nil {
-		return "n/a"
-	}
-	return humanBytes(*v)
+func millis(v float64) string {
+	return (time.Duration(v * float64(time.Millisecond))).Round(10 * time.Microsecond).String()
 }
 
 func humanBytes(b float64) string {

@@ -1,8 +1,8 @@
 package main
 
 import (
-	"fmt"
 	"slices"
+	"time"
 
 	"github.com/lakestate/lakestate/runtime"
 )
@@ -10,41 +10,31 @@ import (
 // This file is bench's seam to runtime: which backends a run can use and
 // what a run reports about its checkpoints.
 
-// benchBackends maps a backend name to how a run is configured for it, in
-// the default order of --backends. dir is the run's own directory.
-var benchBackends = []struct {
-	name      string
-	configure func(dir string, o *runtime.Options) error
-}{
-	{"memory", func(_ string, o *runtime.Options) error { o.Backend = runtime.MemoryBackend(); return nil }},
-}
-
-func benchBackendNames() []string {
-	var names []string
-	for _, b := range benchBackends {
-		names = append(names, b.name)
-	}
-	return names
-}
+// benchBackendNames lists the backends, in the default order of --backends.
+func benchBackendNames() []string { return runtime.BackendNames() }
 
 func benchBackendKnown(name string) bool { return slices.Contains(benchBackendNames(), name) }
 
+// configureBackend sets a run up for backend name; dir is the run's own
+// directory, so that no run restores or sweeps another's files.
 func configureBackend(name, dir string, o *runtime.Options) error {
-	for _, b := range benchBackends {
-		if b.name == name {
-			return b.configure(dir, o)
-		}
+	be, err := runtime.OpenBackend(name)
+	if err != nil {
+		return err
 	}
-	return fmt.Errorf("unknown backend %q", name)
+	o.Backend, o.Dir = be, dir
+	return nil
 }
 
-// checkpointStat is what one completed checkpoint cost.
-type checkpointStat struct {
-	// SyncMillis is the longest sync phase over the subtasks.
-	SyncMillis  float64
-	UploadBytes int64
+// checkpointFigures is what a finished run's checkpoints cost.
+type checkpointFigures struct {
+	Completed, Aborted int
+	// Syncs is every subtask's sync phase of every checkpoint.
+	Syncs         []time.Duration
+	UploadedBytes int64
 }
 
-// checkpointStats returns the costs of a finished run's completed
-// checkpoints, and false when the runtime does not report them.
-func checkpointStats(*runtime.Run) ([]checkpointStat, bool) { return nil, false }
+func checkpointStats(r *runtime.Run) checkpointFigures {
+	s := r.Stats()
+	return checkpointFigures{Completed: s.Completed, Aborted: s.Aborted, Syncs: s.Syncs, UploadedBytes: s.UploadedBytes}
+}

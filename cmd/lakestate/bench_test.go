@@ -30,7 +30,7 @@ func TestBenchJSONMatchesReference(t *testing.T) {
 		if len(c.Runs) != 2 {
 			t.Errorf("%s on %s: %d runs, want 2", c.Query, c.Backend, len(c.Runs))
 		}
-		if !(c.EventsPerSec > 0) || !(c.EventsPerCoreSec > 0) || c.PeakHeapBytes == 0 || c.Checkpoints < 1 {
+		if !(c.EventsPerSec > 0) || !(c.EventsPerCoreSec > 0) || c.PeakHeapBytes == 0 || c.Checkpoints < 1 || c.UploadBytesPerChk <= 0 || len(c.Runs[0].SyncMillis) == 0 {
 			t.Errorf("%s on %s: implausible figures %+v", c.Query, c.Backend, c)
 		}
 		want, err := referenceOutput(c.Query, cfg, 2)
@@ -83,7 +83,7 @@ func TestBenchRatiosAndGeomean(t *testing.T) {
 	for q, byBackend := range rate {
 		for b, eps := range byBackend {
 			m := runMeasure{EventsPerSec: eps, EventsPerCoreSec: eps / 2, Digest: q,
-				SyncMillis: []float64{1, 2, 3, 100}, UploadBytes: []int64{10, 30}}
+				SyncMillis: []float64{1, 2, 3, 100}, UploadedBytes: 40, Checkpoints: 2}
 			if err := r.add(q, b, m); err != nil {
 				t.Fatal(err)
 			}
@@ -104,8 +104,8 @@ func TestBenchRatiosAndGeomean(t *testing.T) {
 		}
 	}
 	c := r.cell("q4", "paimon")
-	if *c.SyncP50Millis != 2 || *c.SyncP99Millis != 100 || *c.UploadBytesPerChk != 20 {
-		t.Errorf("checkpoint figures p50 %v p99 %v upload %v, want 2, 100, 20", *c.SyncP50Millis, *c.SyncP99Millis, *c.UploadBytesPerChk)
+	if c.SyncP50Millis != 2 || c.SyncP99Millis != 100 || c.UploadBytesPerChk != 20 {
+		t.Errorf("checkpoint figures p50 %v p99 %v upload %v, want 2, 100, 20", c.SyncP50Millis, c.SyncP99Millis, c.UploadBytesPerChk)
 	}
 	var text bytes.Buffer
 	if err := r.writeText(&text); err != nil {
