@@ -18,6 +18,7 @@ import (
 
 	"github.com/lakestate/lakestate/actors"
 	"github.com/lakestate/lakestate/barrier"
+	"github.com/lakestate/lakestate/compaction"
 	"github.com/lakestate/lakestate/keygroup"
 	"github.com/lakestate/lakestate/subtask"
 	"github.com/lakestate/lakestate/table"
@@ -203,9 +204,11 @@ func startJob(t testing.TB, blobs *memBlobs, fs *faultyFS, root string, cfg jobC
 				tk.backend = subtask.NewMemory()
 			case barrier.BackendPebble:
 				tk.backend, err = subtask.OpenPebble(barrier.PebbleDBDir(filepath.Join(dir, "state")), pebbleOpts)
-				if err != nil {
-					t.Fatal(err)
-				}
+			case barrier.BackendPaimon:
+				tk.backend, err = subtask.OpenPaimon(barrier.PaimonRoot(filepath.Join(dir, "state")), subtask.PaimonOptions{FileIO: fs})
+			}
+			if err != nil {
+				t.Fatal(err)
 			}
 		}
 		tk.store = subtask.NewStore(tk.backend)
@@ -220,6 +223,7 @@ func startJob(t testing.TB, blobs *memBlobs, fs *faultyFS, root string, cfg jobC
 		tk.pid, err = sys.Spawn(fmt.Sprintf("store-%d", i), barrier.NewStoreActor(sys, barrier.StoreConfig{
 			Operator: opID, Subtask: i, KeyGroups: tk.kg, WorkDir: tk.workDir, FileIO: fs,
 			Uploader: j.uploader, Coordinator: j.coord, History: history,
+			Maintenance: compaction.Config{CheckInvariants: true},
 		}))
 		if err != nil {
 			t.Fatal(err)

@@ -741,3 +741,74 @@ func TestPaimonRestoreOtherBackend(t *testing.T) {
 		t.Fatalf("pebble checkpoint restored on paimon: %v", err)
 	}
 }
+
+// Through the checkpoint actors: the first checkpoint after an aligned
+// restore of a paimon job references every adopted file it still holds and
+// uploads none of them, the restored tables go on under their new
+// maintainers, and nothing leaks.
+func TestPaimonRestoreIncrementalThroughActors(t *testing.T) {
+	blobs, fs, root := newMemBlobs(), newFaultyFS(), t.TempDir()
+	cfg := jobConfig{backend: barrier.BackendPaimon, parallelism: 2, maxP: 128, retain: 2}
+	j := startJob(t, blobs, fs, root, cfg)
+	want := map[int64]int64{}
+	for k := range int64(400) {
+		want[k] = k * 3
+		j.put(k*3, k)
+	}
+	j.mustComplete(barrier.KindCheckpoint)
+	for k := int64(0); k < 400; k += 5 {
+		want[k] = -k
+		j.put(-k, k)
+	}
+	m := j.metadata(j.mustComplete(barrier.KindCheckpoint))
+	j.stop()
+
+	cfg.restoreLatest = true
+	r := startJob(t, blobs, fs, root, cfg)
+	for i := range r.tasks {
+		if !r.restored[i].Aligned || r.restored[i].History.BaseLen() == 0 {
+			t.Fatalf("subtask %d: aligned %t, base of %d files", i, r.restored[i].Aligned, r.restored[i].History.BaseLen())
+		}
+	}
+	keys := slices.Sorted(maps.Keys(want))
+	check := func(j *job) {
+		t.Helper()
+		got := j.get(keys...)
+		for i, k := range keys {
+			if got[i] != want[k] {
+				t.Fatalf("key %d reads %d, want %d", k, got[i], want[k])
+			}
+		}
+	}
+	check(r)
+	quiet := r.mustComplete(barrier.KindCheckpoint)
+	r.put(7, 1000, 1001, 1002)
+	want[1000], want[1001], want[1002] = 7, 7, 7
+	keys = append(keys, 1000, 1001, 1002)
+	busy := r.mustComplete(barrier.KindCheckpoint)
+	for _, o := range []outcome{quiet, busy} {
+		mo := r.metadata(o)
+		for i := range r.tasks {
+			adopted := fileSet(m, i)
+			reused := 0
+			for p, f := range fileSet(mo, i) {
+				a, ok := adopted[p]
+				switch {
+				case ok && f.Uploaded:
+					t.Fatalf("checkpoint %d, subtask %d: adopted file %s uploaded again", o.id, i, p)
+				case ok && f.Blob != a.Blob:
+					t.Fatalf("checkpoint %d, subtask %d: adopted file %s resolves to %s, the restored checkpoint had %s", o.id, i, p, f.Blob, a.Blob)
+				case ok:
+					reused++
+				}
+			}
+			if reused == 0 {
+				t.Fatalf("checkpoint %d, subtask %d reuses no adopted file", o.id, i)
+			}
+		}
+	}
+	check(r)
+	r.checkNoLeaks()
+	r.stop()
+	check(startJob(t, blobs, fs, root, cfg))
+}

@@ -8,7 +8,7 @@ import (
 	"github.com/lakestate/lakestate/keygroup"
 )
 
-var backends = []string{barrier.BackendMemory, barrier.BackendPebble}
+var backends = []string{barrier.BackendMemory, barrier.BackendPebble, barrier.BackendPaimon}
 
 func forBackends(t *testing.T, fn func(t *testing.T, backend string)) {
 	for _, b := range backends {
