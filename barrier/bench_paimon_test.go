@@ -28,7 +28,7 @@ func (discardBlobs) Get(context.Context, string) (io.ReadCloser, error) {
 func (discardBlobs) Stat(_ context.Context, name string) (BlobInfo, error) {
 	return BlobInfo{}, NotFoundError("stat", name)
 }
-func (discardBlobs) Delete(context.Context, string) error              { return nil }
+func (discardBlobs) Delete(context.Context, string) error             { return nil }
 func (discardBlobs) List(context.Context, string) ([]BlobInfo, error) { return nil, nil }
 
 // BenchmarkBarrierSyncPaimon is BenchmarkBarrierSync for the paimon backend,
