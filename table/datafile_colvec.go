@@ -128,6 +128,12 @@ func (v *colVec) appendPage(p parquet.Page, kind parquet.Kind, maxDef byte) erro
 	if err := src.load(p); err != nil {
 		return err
 	}
+	return v.appendDecoded(rows, defs, maxDef, &src)
+}
+
+// appendDecoded appends rows rows of a page: defs are their definition
+// levels (nil when none is null) and src holds the non-null values.
+func (v *colVec) appendDecoded(rows int, defs []byte, maxDef byte, src *pageValues) error {
 	if defs == nil {
 		if src.n != rows {
 			return fmt.Errorf("page has %d rows but %d values", rows, src.n)
@@ -137,7 +143,7 @@ func (v *colVec) appendPage(p parquet.Page, kind parquet.Kind, maxDef byte) erro
 				v.setBit(&v.valid, v.n+i, true)
 			}
 		}
-		return v.appendValues(&src, 0, rows)
+		return v.appendValues(src, 0, rows)
 	}
 	k := 0
 	for i := 0; i < rows; {
@@ -158,7 +164,7 @@ func (v *colVec) appendPage(p parquet.Page, kind parquet.Kind, maxDef byte) erro
 				v.setBit(&v.valid, v.n+r-i, true)
 			}
 		}
-		if err := v.appendValues(&src, k, k+(j-i)); err != nil {
+		if err := v.appendValues(src, k, k+(j-i)); err != nil {
 			return err
 		}
 		k += j - i
@@ -199,17 +205,20 @@ func (v *colVec) appendGeneric(p parquet.Page, rows int, maxDef byte) error {
 // pageValues are a page's non-null values in physical form, with dictionary
 // indexes resolved lazily through dict.
 type pageValues struct {
-	kind  parquet.Kind
-	n     int
-	idx   []int32 // dictionary indexes, nil for plain pages
-	i32   []int32
-	i64   []int64
-	f32   []float32
-	f64   []float64
-	i96   []deprecated.Int96
-	data  []byte
-	offs  []uint32
-	fixed int // FIXED_LEN_BYTE_ARRAY width
+	kind parquet.Kind
+	n    int
+	idx  []int32 // dictionary indexes, nil for plain pages
+	i32  []int32
+	i64  []int64
+	f32  []float32
+	f64  []float64
+	i96  []deprecated.Int96
+	data []byte
+	offs []uint32
+	// prefixed byte arrays keep PLAIN's 4-byte length before each value:
+	// value j is data[offs[j]+4:offs[j+1]].
+	prefixed bool
+	fixed    int // FIXED_LEN_BYTE_ARRAY width
 }
 
 func (s *pageValues) load(p parquet.Page) error {
@@ -294,6 +303,9 @@ func (v *colVec) appendValues(s *pageValues, lo, hi int) error {
 		for k := lo; k < hi; k++ {
 			j := s.at(k)
 			a, b := s.offs[j], s.offs[j+1]
+			if s.prefixed {
+				a += 4
+			}
 			if a > b || int(b) > len(s.data) {
 				return fmt.Errorf("byte array offsets [%d,%d) beyond %d bytes", a, b, len(s.data))
 			}

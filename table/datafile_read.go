@@ -33,8 +33,9 @@ type DataFile struct {
 }
 
 type leafInfo struct {
-	kind   parquet.Kind
-	maxDef byte
+	kind    parquet.Kind
+	maxDef  byte
+	typeLen int // bytes of a FIXED_LEN_BYTE_ARRAY value
 }
 
 type rowGroupInfo struct {
@@ -44,6 +45,7 @@ type rowGroupInfo struct {
 	rows    int64
 	pages   [][]pageSpan // per leaf column; nil when the file has no offset index
 	checked []chunkCheck // per leaf column
+	dicts   []chunkDict  // per leaf column
 }
 
 // chunkCheck validates a column chunk's page headers once, before the
@@ -53,11 +55,11 @@ type chunkCheck struct {
 	err  error
 }
 
-// pageSpan is one data page: its rows [first, end) within the file and the
-// offset of its header.
+// pageSpan is one data page: its rows [first, end) within the file, the
+// offset of its header and its size, header included.
 type pageSpan struct {
 	first, end int64
-	off        int64
+	off, size  int64
 }
 
 // corruptError names the file and what is wrong with it.
@@ -114,6 +116,7 @@ func openDataFile(f ReadableFile, path string, s *Schema) (d *DataFile, err erro
 		}
 		g.pages = make([][]pageSpan, len(chunks))
 		g.checked = make([]chunkCheck, len(chunks))
+		g.dicts = make([]chunkDict, len(chunks))
 		for c, ch := range chunks {
 			oi, err := ch.OffsetIndex()
 			if err != nil || oi == nil || oi.NumPages() == 0 {
@@ -123,6 +126,7 @@ func openDataFile(f ReadableFile, path string, s *Schema) (d *DataFile, err erro
 			for p := range spans {
 				spans[p].first = first + oi.FirstRowIndex(p)
 				spans[p].off = oi.Offset(p)
+				spans[p].size = oi.CompressedPageSize(p)
 				if p > 0 {
 					spans[p-1].end = spans[p].first
 					if spans[p].first < spans[p-1].first {
@@ -155,7 +159,7 @@ func (d *DataFile) resolveColumns() error {
 		if f.Optional() {
 			def = 1
 		}
-		d.leaves = append(d.leaves, leafInfo{kind: kind, maxDef: def})
+		d.leaves = append(d.leaves, leafInfo{kind: kind, maxDef: def, typeLen: f.Type().Length()})
 		byName[f.Name()] = i
 		if f.ID() != 0 {
 			byID[f.ID()] = i
@@ -207,23 +211,14 @@ func (d *DataFile) Close() error { return d.f.Close() }
 // readRange appends rows [lo,hi) of leaf column c to out.
 func (d *DataFile) readRange(c int, lo, hi int64, out *colVec) (err error) {
 	defer guard(d.path, &err)
-	var page colVec
-	page.t = out.t
-	page.width = out.width
+	page := colVec{t: out.t, width: out.width}
 	for gi := range d.groups {
 		g := &d.groups[gi]
 		glo, ghi := max(lo, g.first), min(hi, g.first+g.rows)
 		if glo >= ghi {
 			continue
 		}
-		err := d.eachPage(g, c, glo, ghi, func(first, end int64, p parquet.Page) error {
-			page.reset()
-			if err := page.appendPage(p, d.leaves[c].kind, d.leaves[c].maxDef); err != nil {
-				return err
-			}
-			if int64(page.n) != end-first {
-				return fmt.Errorf("page holds %d rows, index says %d", page.n, end-first)
-			}
+		err := d.eachPage(g, c, glo, ghi, &page, func(first, end int64) error {
 			out.appendRange(&page, int(max(glo, first)-first), int(min(ghi, end)-first))
 			return nil
 		})
@@ -235,12 +230,11 @@ func (d *DataFile) readRange(c int, lo, hi int64, out *colVec) (err error) {
 }
 
 // readRows appends the rows at the given ascending file positions of leaf
-// column c to out, decoding only the pages that hold them.
+// column c to out, decoding only the pages that hold them and converting
+// only those rows where the page decoder reads the page.
 func (d *DataFile) readRows(c int, rows []int64, out *colVec) (err error) {
 	defer guard(d.path, &err)
-	var page colVec
-	page.t = out.t
-	page.width = out.width
+	page := colVec{t: out.t, width: out.width}
 	var sel []int32
 	for gi := range d.groups {
 		g := &d.groups[gi]
@@ -250,24 +244,48 @@ func (d *DataFile) readRows(c int, rows []int64, out *colVec) (err error) {
 			continue
 		}
 		want := rows[i:j]
-		err := d.eachPageOf(g, c, want, func(first, end int64, p parquet.Page) error {
-			page.reset()
-			if err := page.appendPage(p, d.leaves[c].kind, d.leaves[c].maxDef); err != nil {
-				return err
-			}
-			if int64(page.n) != end-first {
-				return fmt.Errorf("page holds %d rows, index says %d", page.n, end-first)
-			}
-			sel = sel[:0]
-			for len(want) > 0 && want[0] < end {
-				sel = append(sel, int32(want[0]-first))
-				want = want[1:]
-			}
-			out.gather(&page, sel)
+		if err := d.readGroupRows(g, c, want, &page, sel, out); err != nil {
+			return corruptError(d.path, fmt.Errorf("column %d: %w", c, err))
+		}
+	}
+	return nil
+}
+
+func (d *DataFile) readGroupRows(g *rowGroupInfo, c int, want []int64, page *colVec, sel []int32, out *colVec) error {
+	selectRows := func(first, end int64) {
+		sel = sel[:0]
+		for len(want) > 0 && want[0] < end {
+			sel = append(sel, int32(want[0]-first))
+			want = want[1:]
+		}
+	}
+	spans := g.pages[c]
+	if spans == nil {
+		return d.eachPageOf(g, c, want, page, func(first, end int64) error {
+			selectRows(first, end)
+			out.gather(page, sel)
 			return nil
 		})
-		if err != nil {
-			return corruptError(d.path, fmt.Errorf("column %d: %w", c, err))
+	}
+	pr := d.newPageReader(g, c)
+	defer pr.close()
+	p := 0
+	for len(want) > 0 {
+		p += sort.Search(len(spans)-p, func(i int) bool { return spans[p+i].end > want[0] })
+		if p >= len(spans) {
+			return fmt.Errorf("row %d beyond the last page", want[0])
+		}
+		s := spans[p]
+		rest := want
+		if err := pr.readAhead(p, func(q int) bool {
+			i := sort.Search(len(rest), func(i int) bool { return rest[i] >= spans[q].first })
+			return i < len(rest) && rest[i] < spans[q].end
+		}); err != nil {
+			return err
+		}
+		selectRows(s.first, s.end)
+		if err := pr.readRows(s, sel, page, out); err != nil {
+			return err
 		}
 	}
 	return nil
@@ -277,55 +295,62 @@ func (d *DataFile) readRows(c int, rows []int64, out *colVec) (err error) {
 func (d *DataFile) checkChunk(g *rowGroupInfo, c int) error {
 	ch := &g.checked[c]
 	ch.once.Do(func() {
-		m := &d.pf.Metadata().RowGroups[g.ordinal].Columns[c].MetaData
-		ch.err = checkChunkPages(d.f, m, g.pages[c])
+		ch.err = checkChunkPages(d.f, d.chunkMeta(g, c), g.pages[c])
 	})
 	return ch.err
 }
 
-// eachPage calls fn with every page of column c in group g that overlaps
-// file rows [lo,hi), in order.
-func (d *DataFile) eachPage(g *rowGroupInfo, c int, lo, hi int64, fn func(first, end int64, p parquet.Page) error) error {
-	if err := d.checkChunk(g, c); err != nil {
-		return err
-	}
+// eachPage decodes into page every page of column c in group g that
+// overlaps file rows [lo,hi), in order, and calls fn with its rows.
+func (d *DataFile) eachPage(g *rowGroupInfo, c int, lo, hi int64, page *colVec, fn func(first, end int64) error) error {
 	spans := g.pages[c]
 	if spans == nil {
-		return d.scanPages(g, c, func(first, end int64) bool { return end > lo && first < hi }, fn)
+		if err := d.checkChunk(g, c); err != nil {
+			return err
+		}
+		return d.scanPages(g, c, func(first, end int64) bool { return end > lo && first < hi }, page, fn)
 	}
-	p := sort.Search(len(spans), func(i int) bool { return spans[i].end > lo })
-	pages := g.rg.ColumnChunks()[c].Pages()
-	defer pages.Close()
-	for ; p < len(spans) && spans[p].first < hi; p++ {
-		if err := readPageAt(pages, spans[p], g.first, fn); err != nil {
+	pr := d.newPageReader(g, c)
+	defer pr.close()
+	for p := sort.Search(len(spans), func(i int) bool { return spans[i].end > lo }); p < len(spans) && spans[p].first < hi; p++ {
+		if err := pr.readAhead(p, func(q int) bool { return spans[q].first < hi }); err != nil {
+			return err
+		}
+		if err := pr.read(spans[p], page); err != nil {
+			return err
+		}
+		if err := fn(spans[p].first, spans[p].end); err != nil {
 			return err
 		}
 	}
 	return nil
 }
 
-// eachPageOf calls fn with every page of column c in group g that holds one
-// of the ascending rows.
-func (d *DataFile) eachPageOf(g *rowGroupInfo, c int, rows []int64, fn func(first, end int64, p parquet.Page) error) error {
-	if err := d.checkChunk(g, c); err != nil {
-		return err
-	}
+// eachPageOf decodes into page every page of column c in group g that holds
+// one of the ascending rows and calls fn with its rows.
+func (d *DataFile) eachPageOf(g *rowGroupInfo, c int, rows []int64, page *colVec, fn func(first, end int64) error) error {
 	spans := g.pages[c]
 	if spans == nil {
+		if err := d.checkChunk(g, c); err != nil {
+			return err
+		}
 		return d.scanPages(g, c, func(first, end int64) bool {
 			i := sort.Search(len(rows), func(i int) bool { return rows[i] >= first })
 			return i < len(rows) && rows[i] < end
-		}, fn)
+		}, page, fn)
 	}
-	pages := g.rg.ColumnChunks()[c].Pages()
-	defer pages.Close()
+	pr := d.newPageReader(g, c)
+	defer pr.close()
 	p := 0
 	for len(rows) > 0 {
 		p += sort.Search(len(spans)-p, func(i int) bool { return spans[p+i].end > rows[0] })
 		if p >= len(spans) {
 			return fmt.Errorf("row %d beyond the last page", rows[0])
 		}
-		if err := readPageAt(pages, spans[p], g.first, fn); err != nil {
+		if err := pr.read(spans[p], page); err != nil {
+			return err
+		}
+		if err := fn(spans[p].first, spans[p].end); err != nil {
 			return err
 		}
 		for len(rows) > 0 && rows[0] < spans[p].end {
@@ -335,11 +360,80 @@ func (d *DataFile) eachPageOf(g *rowGroupInfo, c int, rows []int64, fn func(firs
 	return nil
 }
 
-func readPageAt(pages parquet.Pages, s pageSpan, groupFirst int64, fn func(first, end int64, p parquet.Page) error) error {
-	if err := pages.SeekToRow(s.first - groupFirst); err != nil {
+// pageReader reads pages of one column chunk: through the page decoder
+// where it can, through parquet-go otherwise.
+type pageReader struct {
+	d     *DataFile
+	g     *rowGroupInfo
+	c     int
+	fast  bool
+	sc    *pageScratch
+	pages parquet.Pages // opened on the first page the decoder leaves to parquet-go
+}
+
+func (d *DataFile) newPageReader(g *rowGroupInfo, c int) *pageReader {
+	pr := &pageReader{d: d, g: g, c: c, fast: d.fastPages(g, c)}
+	if pr.fast {
+		pr.sc = pageScratchPool.Get().(*pageScratch)
+		pr.sc.win = pr.sc.win[:0]
+	}
+	return pr
+}
+
+// readAhead lets the reader fetch, with spans[p], the pages after it that
+// needed accepts, in one read.
+func (pr *pageReader) readAhead(p int, needed func(q int) bool) error {
+	if !pr.fast {
+		return nil
+	}
+	return pr.sc.readAhead(pr.d.f, pr.g.pages[pr.c], p, needed)
+}
+
+func (pr *pageReader) close() {
+	if pr.sc != nil {
+		pageScratchPool.Put(pr.sc)
+		pr.sc = nil
+	}
+	if pr.pages != nil {
+		pr.pages.Close()
+	}
+}
+
+// readRows appends rows sel of page s to out; page is scratch.
+func (pr *pageReader) readRows(s pageSpan, sel []int32, page, out *colVec) error {
+	if pr.fast {
+		err := pr.d.decodePageRows(pr.g, pr.c, s, sel, out, pr.sc)
+		if !errors.Is(err, errFallback) {
+			return err
+		}
+	}
+	if err := pr.read(s, page); err != nil {
 		return err
 	}
-	p, err := pages.ReadPage()
+	out.gather(page, sel)
+	return nil
+}
+
+// read decodes page s into page (reset first).
+func (pr *pageReader) read(s pageSpan, page *colVec) error {
+	page.reset()
+	if pr.fast {
+		err := pr.d.decodePage(pr.g, pr.c, s, page, pr.sc)
+		if !errors.Is(err, errFallback) {
+			return err
+		}
+		page.reset()
+	}
+	if pr.pages == nil {
+		if err := pr.d.checkChunk(pr.g, pr.c); err != nil {
+			return err
+		}
+		pr.pages = pr.g.rg.ColumnChunks()[pr.c].Pages()
+	}
+	if err := pr.pages.SeekToRow(s.first - pr.g.first); err != nil {
+		return err
+	}
+	p, err := pr.pages.ReadPage()
 	if err != nil {
 		if errors.Is(err, io.EOF) {
 			return fmt.Errorf("page at row %d missing", s.first)
@@ -347,12 +441,20 @@ func readPageAt(pages parquet.Pages, s pageSpan, groupFirst int64, fn func(first
 		return err
 	}
 	defer parquet.Release(p)
-	return fn(s.first, s.end, p)
+	leaf := pr.d.leaves[pr.c]
+	if err := page.appendPage(p, leaf.kind, leaf.maxDef); err != nil {
+		return err
+	}
+	if int64(page.n) != s.end-s.first {
+		return fmt.Errorf("page holds %d rows, index says %d", page.n, s.end-s.first)
+	}
+	return nil
 }
 
 // scanPages reads column c of group g page by page from its start, for files
-// without an offset index, passing the pages want accepts to fn.
-func (d *DataFile) scanPages(g *rowGroupInfo, c int, want func(first, end int64) bool, fn func(first, end int64, p parquet.Page) error) error {
+// without an offset index, decoding the pages want accepts into page and
+// calling fn with their rows.
+func (d *DataFile) scanPages(g *rowGroupInfo, c int, want func(first, end int64) bool, page *colVec, fn func(first, end int64) error) error {
 	pages := g.rg.ColumnChunks()[c].Pages()
 	defer pages.Close()
 	first := g.first
@@ -371,7 +473,14 @@ func (d *DataFile) scanPages(g *rowGroupInfo, c int, want func(first, end int64)
 		}
 		var ferr error
 		if want(first, end) {
-			ferr = fn(first, end, p)
+			page.reset()
+			if ferr = page.appendPage(p, d.leaves[c].kind, d.leaves[c].maxDef); ferr == nil {
+				if int64(page.n) != end-first {
+					ferr = fmt.Errorf("page holds %d rows, index says %d", page.n, end-first)
+				} else {
+					ferr = fn(first, end)
+				}
+			}
 		}
 		parquet.Release(p)
 		if ferr != nil {

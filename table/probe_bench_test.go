@@ -167,10 +167,14 @@ func BenchmarkProbe(b *testing.B) {
 		levels []levelSpec
 		codec  string
 	}{
+		{"1M/one-file-none", 1_000_000, []levelSpec{{level: 5, every: 1, files: 1}}, "none"},
+		{"1M/levels-none", 1_000_000, []levelSpec{{5, 1, 8}, {4, 10, 2}, {2, 50, 1}, {1, 100, 1}}, "none"},
 		{"1M/one-file", 1_000_000, []levelSpec{{level: 5, every: 1, files: 1}}, "zstd"},
 		{"1M/levels", 1_000_000, []levelSpec{{5, 1, 8}, {4, 10, 2}, {2, 50, 1}, {1, 100, 1}}, "zstd"},
 		{"1M/one-file-snappy", 1_000_000, []levelSpec{{level: 5, every: 1, files: 1}}, "snappy"},
 		{"1M/levels-snappy", 1_000_000, []levelSpec{{5, 1, 8}, {4, 10, 2}, {2, 50, 1}, {1, 100, 1}}, "snappy"},
+		{"10M/one-file-none", 10_000_000, []levelSpec{{level: 5, every: 1, files: 1}}, "none"},
+		{"10M/levels-none", 10_000_000, []levelSpec{{5, 1, 16}, {4, 10, 4}, {2, 50, 2}, {1, 100, 1}}, "none"},
 		{"10M/one-file", 10_000_000, []levelSpec{{level: 5, every: 1, files: 1}}, "zstd"},
 		{"10M/levels", 10_000_000, []levelSpec{{5, 1, 16}, {4, 10, 4}, {2, 50, 2}, {1, 100, 1}}, "zstd"},
 	}

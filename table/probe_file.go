@@ -3,6 +3,7 @@ package table
 import (
 	"bytes"
 	"encoding/binary"
+	"fmt"
 	"math"
 	"sort"
 	"sync"
@@ -143,13 +144,16 @@ var probeScratchPool = sync.Pool{New: func() any { return new(probeScratch) }}
 // and appends (ids[j], row position) of each key j present to out, in key
 // order. Page bounds skip pages without decoding them; a decoded key page
 // answers its keys by binary search over its rows, encoding only the rows
-// the search touches.
+// the search touches. Key pages that may hold a probe key are read ahead
+// together where they lie close in the file.
 func (d *DataFile) lookup(keys [][]byte, ids []int32, out []probeMatch) (_ []probeMatch, err error) {
 	defer guard(d.path, &err)
 	pages := d.keyPages()
 	sc := probeScratchPool.Get().(*probeScratch)
 	defer probeScratchPool.Put(sc)
 	sc.prepare(d.keyTypes)
+	kr := d.newKeyPageReader(pages, keys)
+	defer kr.close()
 	rowKey := func(r int) []byte {
 		sc.enc = sc.enc[:0]
 		for k, t := range d.keyTypes {
@@ -170,11 +174,8 @@ func (d *DataFile) lookup(keys [][]byte, ids []int32, out []probeMatch) (_ []pro
 			continue
 		}
 		if decoded != p {
-			for c, col := range d.keyCols {
-				sc.keyVecs[c].reset()
-				if err := d.readRange(col, pb.span.first, pb.span.end, sc.keyVecs[c]); err != nil {
-					return out, err
-				}
+			if err := kr.read(p, sc.keyVecs); err != nil {
+				return out, err
 			}
 			decoded, rows, from = p, int(pb.span.end-pb.span.first), 0
 			sc.last = append(sc.last[:0], rowKey(rows-1)...)
@@ -191,6 +192,103 @@ func (d *DataFile) lookup(keys [][]byte, ids []int32, out []probeMatch) (_ []pro
 		j++
 	}
 	return out, nil
+}
+
+// keyPageReader decodes the key columns of key pages. When every key column
+// breaks pages where the first does (files this package writes), it keeps a
+// page reader per key column on the current row group and reads ahead the
+// pages whose bounds admit a probe key.
+type keyPageReader struct {
+	d       *DataFile
+	pages   []pageBound
+	maybe   []bool // per key page: its bounds admit a probe key
+	group   int    // row group of the open readers, -1 for none
+	base    int    // key page index of the group's first page
+	readers []*pageReader
+}
+
+func (d *DataFile) newKeyPageReader(pages []pageBound, keys [][]byte) *keyPageReader {
+	kr := &keyPageReader{d: d, pages: pages, group: -1}
+	spanCount := 0
+	for _, g := range d.groups {
+		spans := g.pages[d.keyCols[0]]
+		if spans == nil {
+			return kr
+		}
+		for _, c := range d.keyCols[1:] {
+			if !sameSpans(spans, g.pages[c]) {
+				return kr
+			}
+		}
+		spanCount += len(spans)
+	}
+	if spanCount != len(pages) {
+		return kr // bounds per row group, not per page
+	}
+	// The pages a key may be on are [p, e); both ends only grow with the
+	// key, so each page is visited once.
+	kr.maybe = make([]bool, len(pages))
+	p, next := 0, 0
+	for _, k := range keys {
+		for p < len(pages) && pages[p].hi != nil && bytes.Compare(k[:min(len(k), len(pages[p].hi))], pages[p].hi) > 0 {
+			p++
+		}
+		q := max(p, next)
+		for ; q < len(pages) && (pages[q].lo == nil || bytes.Compare(k, pages[q].lo) >= 0); q++ {
+			kr.maybe[q] = true
+			if pages[q].hi != nil && len(pages[q].hi) == len(k) && bytes.Compare(k, pages[q].hi) <= 0 {
+				q++
+				break // a page bounded by whole keys holds k or nothing
+			}
+		}
+		next = q
+	}
+	return kr
+}
+
+// read decodes key page p into vecs (one per key column).
+func (kr *keyPageReader) read(p int, vecs []*colVec) error {
+	d := kr.d
+	s := kr.pages[p].span
+	if kr.maybe == nil {
+		for c, col := range d.keyCols {
+			vecs[c].reset()
+			if err := d.readRange(col, s.first, s.end, vecs[c]); err != nil {
+				return err
+			}
+		}
+		return nil
+	}
+	gi := sort.Search(len(d.groups), func(i int) bool { return d.groups[i].first+d.groups[i].rows > s.first })
+	if gi != kr.group {
+		kr.close()
+		kr.base = p - sort.Search(len(d.groups[gi].pages[d.keyCols[0]]), func(i int) bool {
+			return d.groups[gi].pages[d.keyCols[0]][i].first >= s.first
+		})
+		kr.group = gi
+		for _, col := range d.keyCols {
+			kr.readers = append(kr.readers, d.newPageReader(&d.groups[gi], col))
+		}
+	}
+	g := &d.groups[gi]
+	q := p - kr.base
+	for c, pr := range kr.readers {
+		if err := pr.readAhead(q, func(r int) bool { return kr.base+r < len(kr.maybe) && kr.maybe[kr.base+r] }); err != nil {
+			return corruptError(d.path, fmt.Errorf("column %d: %w", d.keyCols[c], err))
+		}
+		if err := pr.read(g.pages[d.keyCols[c]][q], vecs[c]); err != nil {
+			return corruptError(d.path, fmt.Errorf("column %d: %w", d.keyCols[c], err))
+		}
+	}
+	return nil
+}
+
+func (kr *keyPageReader) close() {
+	for _, pr := range kr.readers {
+		pr.close()
+	}
+	kr.readers = kr.readers[:0]
+	kr.group = -1
 }
 
 // appendKey appends the order-preserving encoding of row r of v.
