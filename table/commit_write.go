@@ -117,7 +117,46 @@ func (t *Table) groupRows(rec arrow.Record) ([]*rowGroup, error) {
 	if err := keys.EncodeArrow(keyCols, keyTypes); err != nil {
 		return nil, err
 	}
+	order, err := t.routeRows(rec, n)
+	if err != nil {
+		return nil, err
+	}
+	for _, g := range order {
+		// Stable: among equal keys the last written stays last. A batch
+		// already in key order (a sorted write buffer) needs no sort.
+		if !slices.IsSortedFunc(g.rows, keys.Compare) {
+			slices.SortStableFunc(g.rows, keys.Compare)
+		}
+		kept := g.rows[:0]
+		for j, r := range g.rows {
+			if j+1 < len(g.rows) && keys.Compare(r, g.rows[j+1]) == 0 {
+				continue
+			}
+			kept = append(kept, r)
+		}
+		g.rows = kept
+	}
+	slices.SortFunc(order, func(a, b *rowGroup) int {
+		if c := bytes.Compare(a.partition, b.partition); c != 0 {
+			return c
+		}
+		return int(a.bucket) - int(b.bucket)
+	})
+	return order, nil
+}
+
+// routeRows splits rows [0,n) by (partition, bucket), in row order.
+func (t *Table) routeRows(rec arrow.Record, n int) ([]*rowGroup, error) {
+	s := t.schema
 	partIdx := fieldIndexes(s, s.PartitionKeys)
+	if len(partIdx) == 0 && t.buckets == 1 {
+		// one group: no partition or bucket key to serialize per row
+		g := &rowGroup{bucketOf: bucketOf{string(EmptyBinaryRow()), 0}, partition: EmptyBinaryRow(), rows: make([]int, n)}
+		for i := range g.rows {
+			g.rows[i] = i
+		}
+		return []*rowGroup{g}, nil
+	}
 	bucketIdx := fieldIndexes(s, s.BucketKeys())
 	groups := map[string]*rowGroup{}
 	var order []*rowGroup
@@ -141,24 +180,6 @@ func (t *Table) groupRows(rec arrow.Record) ([]*rowGroup, error) {
 		}
 		g.rows = append(g.rows, i)
 	}
-	for _, g := range order {
-		// Stable: among equal keys the last written stays last.
-		slices.SortStableFunc(g.rows, keys.Compare)
-		kept := g.rows[:0]
-		for j, r := range g.rows {
-			if j+1 < len(g.rows) && keys.Compare(r, g.rows[j+1]) == 0 {
-				continue
-			}
-			kept = append(kept, r)
-		}
-		g.rows = kept
-	}
-	slices.SortFunc(order, func(a, b *rowGroup) int {
-		if c := bytes.Compare(a.partition, b.partition); c != 0 {
-			return c
-		}
-		return int(a.bucket) - int(b.bucket)
-	})
 	return order, nil
 }
 

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"fmt"
 	"io/fs"
+	"maps"
 	"path"
 	"path/filepath"
 	"sync"
@@ -124,6 +125,24 @@ func (w *memWritable) Close() error {
 	return nil
 }
 
+// sinkFS is a memFS whose files write into one reused buffer, as the
+// parquet-go side of an encoding benchmark does.
+type sinkFS struct {
+	*memFS
+	buf bytes.Buffer
+}
+
+type sinkWritable struct{ buf *bytes.Buffer }
+
+func (w sinkWritable) Write(p []byte) (int, error) { return w.buf.Write(p) }
+func (sinkWritable) Sync() error                   { return nil }
+func (sinkWritable) Close() error                  { return nil }
+
+func (m *sinkFS) Create(string) (WritableFile, error) {
+	m.buf.Reset()
+	return sinkWritable{&m.buf}, nil
+}
+
 func newMemFS() *memFS { return &memFS{files: map[string][]byte{}} }
 
 func (m *memFS) Open(p string) (ReadableFile, error) {
@@ -202,24 +221,30 @@ func BenchmarkCommit100K(b *testing.B) {
 		b.ReportMetric(float64(n)*float64(b.N)/b.Elapsed().Seconds(), "rows/s")
 		b.ReportMetric(float64(n)*float64(b.N)/(processCPU()-cpu0).Seconds(), "rows/cpu-s")
 	}
-	b.Run("parquet-go-plain", func(b *testing.B) {
-		var buf bytes.Buffer
-		start()
-		for b.Loop() {
-			buf.Reset()
-			w := parquet.NewGenericWriter[benchRow](&buf, parquet.Compression(&zstd.Codec{Level: zstd.SpeedFastest, Concurrency: 1}))
-			if _, err := w.Write(rows); err != nil {
-				b.Fatal(err)
-			}
-			if err := w.Close(); err != nil {
-				b.Fatal(err)
-			}
+	plainCodecs := map[string][]parquet.WriterOption{
+		"zstd": {parquet.Compression(&zstd.Codec{Level: zstd.SpeedFastest, Concurrency: 1})},
+		"none": nil,
+	}
+	for _, codec := range []string{"none", "zstd", "snappy"} {
+		if opts, ok := plainCodecs[codec]; ok {
+			b.Run("parquet-go-plain-"+codec, func(b *testing.B) {
+				var buf bytes.Buffer
+				start()
+				for b.Loop() {
+					buf.Reset()
+					w := parquet.NewGenericWriter[benchRow](&buf, opts...)
+					if _, err := w.Write(rows); err != nil {
+						b.Fatal(err)
+					}
+					if err := w.Close(); err != nil {
+						b.Fatal(err)
+					}
+				}
+				report(b)
+			})
 		}
-		report(b)
-	})
-	for _, codec := range []string{"zstd", "snappy"} {
 		b.Run("datafile-encode-"+codec, func(b *testing.B) {
-			fio := newMemFS()
+			fio := &sinkFS{memFS: newMemFS()}
 			start()
 			for b.Loop() {
 				if _, err := WriteDataFile(fio, "bucket-0/data.parquet", s, rec, seqs, nil, DataFileOptions{Compression: codec}); err != nil {
@@ -229,6 +254,24 @@ func BenchmarkCommit100K(b *testing.B) {
 			report(b)
 		})
 	}
+	b.Run("write-and-commit-mem-none", func(b *testing.B) {
+		ns := *s
+		ns.Options = maps.Clone(s.Options)
+		ns.Options[OptionFileCompression] = "none"
+		tbl, err := Create(newMemFS(), "t", ns)
+		if err != nil {
+			b.Fatal(err)
+		}
+		id := int64(0)
+		start()
+		for b.Loop() {
+			id++
+			if _, err := tbl.WriteAndCommit(rec, nil, CommitInfo{User: "bench", Identifier: id}); err != nil {
+				b.Fatal(err)
+			}
+		}
+		report(b)
+	})
 	b.Run("commit-local", func(b *testing.B) {
 		dir := filepath.Join(b.TempDir(), "t")
 		tbl, err := Create(NewLocalFileIO(), dir, *s)
