@@ -39,7 +39,10 @@ type jobConfig struct {
 	restore       *barrier.Metadata
 	restoreLatest bool
 	memTable      uint64
-	retry         barrier.RetryPolicy
+	// allShapes registers a list, a map and a time state (shapeLayouts)
+	// besides the value state.
+	allShapes bool
+	retry     barrier.RetryPolicy
 	// sim runs the job in a simulation of this seed (0: the real system).
 	sim uint64
 }
@@ -69,6 +72,7 @@ type task struct {
 	backend subtask.Backend
 	store   *subtask.Store
 	values  *subtask.ValueState
+	shapes  *shapeStates  // with jobConfig.allShapes
 	syncs   *actors.Probe // SyncDone
 	pid     *actor.PID    // the store actor
 	relay   *actor.PID    // what the test and the coordinator talk to
@@ -214,6 +218,9 @@ func startJob(t testing.TB, blobs *memBlobs, fs *faultyFS, root string, cfg jobC
 		tk.store = subtask.NewStore(tk.backend)
 		if tk.values, err = tk.store.Value(valueLayout); err != nil {
 			t.Fatal(err)
+		}
+		if cfg.allShapes {
+			tk.shapes = registerShapes(t, tk)
 		}
 		if restored != nil {
 			if err := restored.Finish(tk.store, fs); err != nil {

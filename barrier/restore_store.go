@@ -101,7 +101,7 @@ func RestoreSubtask(ctx context.Context, in RestoreInput) (*RestoredStore, error
 			return fail(err)
 		}
 		if m.Kind == KindCheckpoint {
-			if err := h.Adopt(m.ID, m.Kind, states[0], func(t, p string) bool { return adoptable(in.Backend, t, p) }); err != nil {
+			if err := h.Adopt(m.ID, m.Kind, states[0], func(t, p string) bool { return immutableFile(in.Backend, t, p) }); err != nil {
 				return fail(err)
 			}
 		}
@@ -188,14 +188,6 @@ func backendDir(kind, dir string) string {
 		return PaimonRoot(dir)
 	}
 	return PebbleDBDir(dir)
-}
-
-// adoptable tells which files of a restored checkpoint join the reuse base.
-// Every file of a paimon checkpoint is immutable under its name: data,
-// index and manifest files have unique names and snapshot-<n> is written
-// once.
-func adoptable(backend, tableName, p string) bool {
-	return backend == BackendPaimon || immutableFile(backend, tableName, p)
 }
 
 // openRestored downloads one subtask state and opens it as a backend.
