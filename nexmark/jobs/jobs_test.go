@@ -76,7 +76,6 @@ var scenarios = []scenario{
 }
 
 var diskScenarios = []scenario{
-	{parallelism: 2},
 	{parallelism: 2, restoreAt: 2},
 	{parallelism: 2, restoreAt: 1},
 	{parallelism: 1, restoreAt: 2},
@@ -86,7 +85,7 @@ var backends = map[string]func() runtime.StateBackend{
 	"memory": runtime.MemoryBackend,
 	"pebble": func() runtime.StateBackend { return runtime.PebbleBackend(subtask.PebbleOptions{MemTableSize: 4 << 20}) },
 	"paimon": func() runtime.StateBackend {
-		return runtime.PaimonBackend(subtask.PaimonOptions{}, compaction.Config{CheckInvariants: true})
+		return runtime.PaimonBackend(subtask.PaimonOptions{}, compaction.Config{})
 	},
 }
 
@@ -127,6 +126,7 @@ func runScenario(t *testing.T, sys *actors.System, q jobs.Query, sc scenario) ne
 		Parallelism: sc.parallelism,
 		Backend:     sc.backend(),
 		Dir:         t.TempDir(),
+		Blobs:       newMemBlobs(),
 		BatchSize:   256,
 		Wait:        2 * time.Minute,
 	}
