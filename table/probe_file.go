@@ -152,7 +152,7 @@ func (d *DataFile) lookup(keys [][]byte, ids []int32, out []probeMatch) (_ []pro
 	sc := probeScratchPool.Get().(*probeScratch)
 	defer probeScratchPool.Put(sc)
 	sc.prepare(d.keyTypes)
-	kr := d.newKeyPageReader(pages, keys)
+	kr := d.newKeyPageReader(pages, keys, true)
 	defer kr.close()
 	rowKey := func(r int) []byte {
 		sc.enc = sc.enc[:0]
@@ -207,7 +207,9 @@ type keyPageReader struct {
 	readers []*pageReader
 }
 
-func (d *DataFile) newKeyPageReader(pages []pageBound, keys [][]byte) *keyPageReader {
+// newKeyPageReader reads ahead the pages that may hold the keys (whole
+// keys when exact, else key prefixes), ascending.
+func (d *DataFile) newKeyPageReader(pages []pageBound, keys [][]byte, exact bool) *keyPageReader {
 	kr := &keyPageReader{d: d, pages: pages, group: -1}
 	spanCount := 0
 	for _, g := range d.groups {
@@ -234,11 +236,18 @@ func (d *DataFile) newKeyPageReader(pages []pageBound, keys [][]byte) *keyPageRe
 			p++
 		}
 		q := max(p, next)
-		for ; q < len(pages) && (pages[q].lo == nil || bytes.Compare(k, pages[q].lo) >= 0); q++ {
+		for ; q < len(pages); q++ {
+			lo, hi := pages[q].lo, pages[q].hi
+			if m := min(len(lo), len(k)); lo != nil && bytes.Compare(lo[:m], k[:m]) > 0 {
+				break // the page starts beyond k
+			}
 			kr.maybe[q] = true
-			if pages[q].hi != nil && len(pages[q].hi) == len(k) && bytes.Compare(k, pages[q].hi) <= 0 {
-				q++
-				break // a page bounded by whole keys holds k or nothing
+			if hi != nil && len(hi) >= len(k) {
+				// rows after the page are beyond k, or beyond every row starting with k
+				if c := bytes.Compare(hi[:len(k)], k); c > 0 || c == 0 && exact && len(hi) == len(k) {
+					q++
+					break
+				}
 			}
 		}
 		next = q
