@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"os"
 	"slices"
 	"sync"
 
@@ -188,8 +189,6 @@ func (c *checker) reusable(s *subCheck, k barrier.FileKey) bool {
 	return false
 }
 
-func (c *checker) decline(run int, op string, idx int, m *barrier.Decline) {}
-
 // completeDelivered checks a Complete notification as a relay delivers it.
 func (c *checker) completeDelivered(run int, op string, idx int, m *barrier.Complete) {
 	c.mu.Lock()
@@ -281,21 +280,44 @@ func (b *checkedBlobs) Put(ctx context.Context, name string, r io.Reader) error 
 			b.env.check.mu.Unlock()
 		}
 	}
-	return b.countErr(b.inner.Put(ctx, name, bytes.NewReader(data)))
+	err = b.countErr(b.inner.Put(ctx, name, bytes.NewReader(data)))
+	if debugBlobs {
+		fmt.Fprintf(debugOut, "step %d: put %s -> %v\n", b.env.steps(), name, err)
+	}
+	return err
 }
 
 func (b *checkedBlobs) Delete(ctx context.Context, name string) error {
-	if _, _, ok := barrier.ParseMetadataBlobName(name); !ok {
-		names := b.nameSet()
+	_, _, isMeta := barrier.ParseMetadataBlobName(name)
+	if !isMeta {
 		b.mu.Lock()
+		var namedBy []string
 		for _, mn := range sortedKeys(b.docs) {
-			if names[mn] && b.docs[mn].blobs[name] {
-				b.env.check.fail(fmt.Errorf("nothing lost: %s deleted while the readable metadata %s names it", name, mn))
+			if b.docs[mn].blobs[name] {
+				namedBy = append(namedBy, mn)
 			}
 		}
 		b.mu.Unlock()
+		if len(namedBy) > 0 {
+			names := b.nameSet()
+			for _, mn := range namedBy {
+				if names[mn] {
+					b.env.check.fail(fmt.Errorf("nothing lost: %s deleted while the readable metadata %s names it", name, mn))
+				}
+			}
+		}
 	}
-	return b.countErr(b.inner.Delete(ctx, name))
+	err := b.countErr(b.inner.Delete(ctx, name))
+	if isMeta && err == nil {
+		// Gone for good: it names nothing any more.
+		b.mu.Lock()
+		delete(b.docs, name)
+		b.mu.Unlock()
+	}
+	if debugBlobs {
+		fmt.Fprintf(debugOut, "step %d: delete %s -> %v\n", b.env.steps(), name, err)
+	}
+	return err
 }
 
 func (b *checkedBlobs) Get(ctx context.Context, name string) (io.ReadCloser, error) {
@@ -312,6 +334,9 @@ func (b *checkedBlobs) List(ctx context.Context, prefix string) ([]barrier.BlobI
 	l, err := b.inner.List(ctx, prefix)
 	return l, b.countErr(err)
 }
+
+var debugBlobs = os.Getenv("SIMDEBUG") != ""
+var debugOut = os.Stderr
 
 func sortedKeys[K interface{ ~string }, V any](m map[K]V) []K {
 	ks := make([]K, 0, len(m))

@@ -3,6 +3,8 @@ package sim
 import (
 	"io"
 	"slices"
+
+	"github.com/lakestate/lakestate/barrier"
 )
 
 // Fault kinds, by the names Config.Faults and Result.Faults use.
@@ -29,9 +31,7 @@ func AllFaults() []string {
 // Backends lists the backends whose checkpoints the workload runs on. Pebble
 // is absent: it reads and writes through its own vfs.FS, not the table
 // FileIO that the simulated filesystem implements, so it cannot run over it.
-func Backends() []string { return []string{backendMemory} }
-
-const backendMemory = "memory"
+func Backends() []string { return []string{barrier.BackendMemory, barrier.BackendPaimon} }
 
 // Config describes one run. Everything but Seed has a default; a seed and
 // the same Config replay a run exactly.
@@ -45,8 +45,8 @@ type Config struct {
 	Faults []string
 	// Backends are the backends the seed picks from (nil: Backends()).
 	Backends []string
-	// Events is the length of the source's stream (default: 150 to 400, by
-	// seed).
+	// Events is the length of the source's stream (default by seed: 400 to
+	// 1600 on memory, 150 to 500 on paimon).
 	Events int
 	// TraceTo, if set, receives one line per scheduler step.
 	TraceTo io.Writer

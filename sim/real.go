@@ -2,6 +2,7 @@ package sim
 
 import (
 	"fmt"
+	"log/slog"
 	"time"
 
 	"github.com/asynkron/protoactor-go/actor"
@@ -17,7 +18,7 @@ import (
 // ambiguous timeouts, lost and late notifications, and one restart from the
 // newest checkpoint halfway, at another parallelism.
 func (e *env) runReal() Result {
-	e.sys = actors.NewSystem(actors.Options{Seed: e.cfg.Seed, ExecutorLimit: 4})
+	e.sys = actors.NewSystem(actors.Options{Seed: e.cfg.Seed, ExecutorLimit: 4, Logger: slog.New(&logWatch{env: e})})
 	defer e.sys.Close()
 	e.check = newChecker(func() uint64 { return 0 })
 	e.newStores(table.NewLocalFileIO())

@@ -2,8 +2,10 @@ package sim
 
 import (
 	"encoding/binary"
+	"errors"
 	"fmt"
 	"math/rand/v2"
+	"strings"
 	"time"
 
 	"github.com/asynkron/protoactor-go/actor"
@@ -87,11 +89,15 @@ type keyedActor struct {
 	sink    *actor.PID
 	syncing barrier.CheckpointID
 	queue   []any
+	failed  bool // the subtask failed and processes nothing until the job fails over
 }
 
 func (a *keyedActor) Receive(ctx actor.Context) {
 	switch m := ctx.Message().(type) {
 	case *events, *streamBarrier:
+		if a.failed {
+			return
+		}
 		if a.syncing != 0 {
 			a.queue = append(a.queue, m)
 			return
@@ -104,6 +110,13 @@ func (a *keyedActor) Receive(ctx actor.Context) {
 		}
 		a.env.check.syncDone(a.run, opKeyed, a.idx, m.ID)
 		a.syncing = 0
+		if errors.Is(m.Err, barrier.ErrStoreUnreadable) {
+			// The store's reads miss the rows the failed checkpoint
+			// flushed: the subtask fails over.
+			a.failed = true
+			a.env.operatorFailed(a.run, fmt.Errorf("keyed subtask %d, checkpoint %d: %w", a.idx, m.ID, m.Err))
+			return
+		}
 		for len(a.queue) > 0 && a.syncing == 0 {
 			next := a.queue[0]
 			a.queue = a.queue[1:]
@@ -115,14 +128,11 @@ func (a *keyedActor) Receive(ctx actor.Context) {
 func (a *keyedActor) handle(ctx actor.Context, m any) {
 	switch m := m.(type) {
 	case *events:
-		recs := make([]record, 0, len(m.batch))
-		for _, e := range m.batch {
-			out, err := a.op.process(e)
-			if err != nil {
-				a.env.operatorFailed(a.run, fmt.Errorf("keyed subtask %d, offset %d: %w", a.idx, e.Off, err))
-				return
-			}
-			recs = append(recs, record{Off: e.Off, Text: out})
+		recs, err := a.op.process(m.batch)
+		if err != nil {
+			a.failed = true
+			a.env.operatorFailed(a.run, fmt.Errorf("keyed subtask %d, offset %d: %w", a.idx, m.batch[0].Off, err))
+			return
 		}
 		ctx.Send(a.sink, &outputs{recs: recs})
 	case *streamBarrier:
@@ -317,7 +327,9 @@ func (a *storeTap) Receive(ctx actor.Context) {
 		c.ack(a.run, a.op, a.idx, m)
 		ctx.Send(a.coord, m)
 	case *barrier.Decline:
-		c.decline(a.run, a.op, a.idx, m)
+		if m.Err != nil && strings.Contains(m.Err.Error(), invariantText) {
+			c.fail(fmt.Errorf("compaction invariant: %s/%d declined checkpoint %d: %w", a.op, a.idx, m.ID, m.Err))
+		}
 		ctx.Send(a.coord, m)
 	case *barrier.Drain:
 		// Everything the tap took before is forwarded already.
@@ -329,4 +341,26 @@ func (a *storeTap) Receive(ctx actor.Context) {
 type keyedStore struct {
 	backend subtask.Backend
 	op      *operator
+}
+
+// ticker keeps a few short timers pending at all times, so that a timer
+// jump of the simulation (SimOptions.TimerJumpChance) advances virtual time
+// by at most its period: once the faults heal, a checkpoint timeout can no
+// longer be reached by jumps alone.
+type ticker struct {
+	sys    *actors.System
+	period time.Duration
+}
+
+type tick struct{}
+
+func (a *ticker) Receive(ctx actor.Context) {
+	switch ctx.Message().(type) {
+	case *actor.Started:
+		for i := range 3 {
+			a.sys.Clock().SendAfter(a.period*time.Duration(i+1), ctx.Self(), &tick{})
+		}
+	case *tick:
+		a.sys.Clock().SendAfter(3*a.period, ctx.Self(), &tick{})
+	}
 }

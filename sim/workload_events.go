@@ -34,6 +34,9 @@ const (
 	windowRetain = 150 // rows older than this behind the current event are deleted
 	listLen      = 3   // the list state keeps the key's last listLen events
 	subKeys      = 5   // the map state counts events per Val % subKeys
+	// windowCleanEvery: every that many offsets, an event deletes its key's
+	// rows older than windowRetain.
+	windowCleanEvery = 4
 )
 
 // keyState is what the keyed operator keeps per key, in plain Go: the model
@@ -96,13 +99,15 @@ func runModel(s *stream) *model {
 				wn++
 			}
 		}
-		kept := ks.win[:0]
-		for _, w := range ks.win {
-			if w.time >= e.Time-windowRetain {
-				kept = append(kept, w)
+		if e.Off%windowCleanEvery == 0 {
+			kept := ks.win[:0]
+			for _, w := range ks.win {
+				if w.time >= e.Time-windowRetain {
+					kept = append(kept, w)
+				}
 			}
+			ks.win = kept
 		}
-		ks.win = kept
 		m.out[e.Off] = output(e, ks.count, ks.sum, ks.last, len(ks.subs), ks.subs[sub], ws, wn)
 	}
 	return m

@@ -12,6 +12,7 @@ import (
 
 	"github.com/lakestate/lakestate/actors"
 	"github.com/lakestate/lakestate/barrier"
+	"github.com/lakestate/lakestate/compaction"
 	"github.com/lakestate/lakestate/keygroup"
 	"github.com/lakestate/lakestate/subtask"
 )
@@ -216,7 +217,7 @@ func (e *env) openKeyed(j *job, from *barrier.Metadata, plans []barrier.SubtaskR
 		if from != nil {
 			restored, err = barrier.RestoreSubtask(context.Background(), barrier.RestoreInput{
 				Metadata: from, Plan: plans[i], Backend: e.backend, Blobs: e.blobs, FileIO: e.fio,
-				Dir: path.Join(dir, "state"), BackendID: backendID,
+				Dir: path.Join(dir, "state"), BackendID: backendID, Paimon: e.paimonOptions(),
 			})
 			if err != nil {
 				return nil, nil, fmt.Errorf("restore keyed %d: %w", i, err)
@@ -272,6 +273,7 @@ func (e *env) spawnStore(j *job, op string, i int, h *barrier.History, workDir s
 	storeAc, err := e.spawn(j, e.name(j, op+"-store", i), barrier.NewStoreActor(e.sys, barrier.StoreConfig{
 		Operator: op, Subtask: i, KeyGroups: kg, WorkDir: workDir, FileIO: e.fio,
 		Uploader: tapPID, Coordinator: tapPID, History: h,
+		Maintenance: compaction.Config{CheckInvariants: true, RetainSnapshots: e.retainSnapshots, ShapingBudget: e.shapingBudget},
 	}))
 	if err != nil {
 		return nil, nil, err
@@ -301,12 +303,20 @@ func (e *env) subscribe(j *job, op string, i int, target *actor.PID) error {
 	return nil
 }
 
+func (e *env) paimonOptions() subtask.PaimonOptions {
+	return subtask.PaimonOptions{TableOptions: e.tableOptions}
+}
+
 func (e *env) workDir(i int) string { return path.Join(e.root, "work", opKeyed, fmt.Sprint(i)) }
 
 func (e *env) newBackend(dir string) (subtask.Backend, error) {
 	switch e.backend {
 	case barrier.BackendMemory:
 		return subtask.NewMemory(), nil
+	case barrier.BackendPaimon:
+		o := e.paimonOptions()
+		o.FileIO = e.fio
+		return subtask.OpenPaimon(barrier.PaimonRoot(dir), o)
 	}
 	return nil, fmt.Errorf("backend %q is not supported by the simulation", e.backend)
 }

@@ -81,82 +81,100 @@ func (op *operator) key(k int64) subtask.Key {
 	return subtask.Key{Group: int32(keyGroupOf(k, op.maxP)), Cols: subtask.Row{subtask.Int(k)}}
 }
 
-// process applies one event and returns its output record.
-func (op *operator) process(e event) (string, error) {
+// process applies a batch of events, in order, and returns their output
+// records. The batch's keys are read with one probe per state; the window
+// is read per event, since each event's range depends on the rows the
+// events before it wrote.
+func (op *operator) process(batch []event) ([]record, error) {
 	defer op.store.EndBatch()
-	k := op.key(e.Key)
-	op.keys[0] = k
+	op.keys = op.keys[:0]
+	at := map[int64]int{}
+	for _, e := range batch {
+		if _, ok := at[e.Key]; !ok {
+			at[e.Key] = len(op.keys)
+			op.keys = append(op.keys, op.key(e.Key))
+		}
+	}
 	var err error
 	if op.rows, err = op.agg.GetBatch(op.keys, op.rows); err != nil {
-		return "", fmt.Errorf("agg read: %w", err)
+		return nil, fmt.Errorf("agg read: %w", err)
 	}
 	if op.lists, err = op.last.GetBatch(op.keys, op.lists); err != nil {
-		return "", fmt.Errorf("list read: %w", err)
+		return nil, fmt.Errorf("list read: %w", err)
 	}
 	if op.maps, err = op.subs.GetBatch(op.keys, op.maps); err != nil {
-		return "", fmt.Errorf("map read: %w", err)
+		return nil, fmt.Errorf("map read: %w", err)
 	}
-	var count, sum int64
-	if r := op.rows[0]; r != nil {
-		count, sum = r[0].Int(), r[1].Int()
+	counts := make([][2]int64, len(op.keys))
+	lasts := make([][][2]int64, len(op.keys))
+	for i := range op.keys {
+		if r := op.rows[i]; r != nil {
+			counts[i] = [2]int64{r[0].Int(), r[1].Int()}
+		}
+		for _, r := range op.lists[i] {
+			lasts[i] = append(lasts[i], [2]int64{r[0].Int(), r[1].Int()})
+		}
 	}
-	count++
-	sum += e.Val
-	op.agg.Put(k, subtask.Row{subtask.Int(count), subtask.Int(sum)})
+	out := make([]record, 0, len(batch))
+	for _, e := range batch {
+		i := at[e.Key]
+		k := op.keys[i]
+		counts[i][0]++
+		counts[i][1] += e.Val
+		last := append(lasts[i], [2]int64{e.Val, e.Off})
+		if len(last) > listLen {
+			last = append([][2]int64(nil), last[len(last)-listLen:]...)
+		}
+		lasts[i] = last
 
-	old := op.lists[0]
-	start := 0
-	if len(old)+1 > listLen {
-		start = len(old) + 1 - listLen
-	}
-	list := make([]subtask.Row, 0, listLen)
-	last := make([][2]int64, 0, listLen)
-	for _, r := range old[start:] {
-		list = append(list, r)
-		last = append(last, [2]int64{r[0].Int(), r[1].Int()})
-	}
-	list = append(list, subtask.Row{subtask.Int(e.Val), subtask.Int(e.Off)})
-	last = append(last, [2]int64{e.Val, e.Off})
-	op.last.Put(k, list)
+		me := op.maps[i]
+		sub := subtask.Row{subtask.Int(e.Val % subKeys)}
+		var subCount int64
+		if r, ok := me.Get(sub); ok {
+			subCount = r[0].Int()
+		}
+		subCount++
+		me.Put(sub, subtask.Row{subtask.Int(subCount)})
 
-	me := op.maps[0]
-	sub := subtask.Row{subtask.Int(e.Val % subKeys)}
-	var subCount int64
-	if r, ok := me.Get(sub); ok {
-		subCount = r[0].Int()
-	}
-	subCount++
-	me.Put(sub, subtask.Row{subtask.Int(subCount)})
-
-	op.win.Put(k, e.Time, e.Off, subtask.Row{subtask.Int(e.Val)})
-	var ws, wn int64
-	if err := op.win.Range(k, e.Time-windowSpan, e.Time, func(r subtask.TimeRow) bool {
-		ws += r.Value[0].Int()
-		wn++
-		return true
-	}); err != nil {
-		return "", fmt.Errorf("window read: %w", err)
-	}
-	if cut := e.Time - windowRetain - 1; cut >= 0 {
-		var old []subtask.TimeRow
-		if err := op.win.Range(k, 0, cut, func(r subtask.TimeRow) bool {
-			old = append(old, r)
+		op.win.Put(k, e.Time, e.Off, subtask.Row{subtask.Int(e.Val)})
+		var ws, wn int64
+		if err := op.win.Range(k, e.Time-windowSpan, e.Time, func(r subtask.TimeRow) bool {
+			ws += r.Value[0].Int()
+			wn++
 			return true
 		}); err != nil {
-			return "", fmt.Errorf("window read: %w", err)
+			return nil, fmt.Errorf("window read: %w", err)
 		}
-		for _, r := range old {
-			op.win.Delete(k, r.Time, r.Seq)
+		if cut := e.Time - windowRetain - 1; cut >= 0 && e.Off%windowCleanEvery == 0 {
+			var old []subtask.TimeRow
+			if err := op.win.Range(k, 0, cut, func(r subtask.TimeRow) bool {
+				old = append(old, r)
+				return true
+			}); err != nil {
+				return nil, fmt.Errorf("window read: %w", err)
+			}
+			for _, r := range old {
+				op.win.Delete(k, r.Time, r.Seq)
+			}
 		}
+		out = append(out, record{Off: e.Off, Text: output(e, counts[i][0], counts[i][1], last, me.Len(), subCount, ws, wn)})
 	}
-	return output(e, count, sum, last, me.Len(), subCount, ws, wn), nil
+	for i, k := range op.keys {
+		op.agg.Put(k, subtask.Row{subtask.Int(counts[i][0]), subtask.Int(counts[i][1])})
+		list := make([]subtask.Row, len(lasts[i]))
+		for j, l := range lasts[i] {
+			list[j] = subtask.Row{subtask.Int(l[0]), subtask.Int(l[1])}
+		}
+		op.last.Put(k, list)
+	}
+	return out, nil
 }
 
 // stateOf reads the whole state of one key, in the model's shape.
 func (op *operator) stateOf(key int64) (*keyState, error) {
 	defer op.store.EndBatch()
 	k := op.key(key)
-	op.keys[0] = k
+	op.keys = append(op.keys[:0], k)
 	var err error
 	if op.rows, err = op.agg.GetBatch(op.keys, op.rows); err != nil {
 		return nil, err

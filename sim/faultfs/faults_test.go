@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
+	"path"
 	"strings"
 	"syscall"
 	"testing"
@@ -124,5 +125,15 @@ func TestMissingFileErrors(t *testing.T) {
 	must(t, f.RemoveAll("/nope"))
 	if names, err := f.List("/nope"); err != nil || len(names) != 0 {
 		t.Fatalf("list: %v %v", names, err)
+	}
+}
+
+func TestInDirMatchesPathDir(t *testing.T) {
+	for _, p := range []string{"/a", "/a/b", "/a/b/c", "a", "a/b", "/ab/c", "/a/bc", "ab", "/", "."} {
+		for _, d := range []string{"/", ".", "/a", "a", "/a/b", "/ab"} {
+			if got, want := inDir(p, d), path.Dir(p) == d && p != d; got != want {
+				t.Errorf("inDir(%q, %q) = %v, want %v", p, d, got, want)
+			}
+		}
 	}
 }

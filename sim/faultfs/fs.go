@@ -272,26 +272,39 @@ func (f *FS) SyncDir(dir string) error {
 		return notExist("syncdir", dir)
 	}
 	for name := range f.durable {
-		if path.Dir(name) == dir {
+		if inDir(name, dir) {
 			delete(f.durable, name)
 		}
 	}
 	for name, n := range f.names {
-		if path.Dir(name) == dir {
+		if inDir(name, dir) {
 			f.durable[name] = n
 		}
 	}
 	for d := range f.durDirs {
-		if path.Dir(d) == dir && !f.dirs[d] {
+		if inDir(d, dir) && !f.dirs[d] {
 			f.forgetDurableTree(d)
 		}
 	}
 	for d := range f.dirs {
-		if path.Dir(d) == dir {
+		if inDir(d, dir) {
 			f.durDirs[d] = true
 		}
 	}
 	return nil
+}
+
+// inDir reports whether the clean path p is an entry of the clean directory
+// dir (path.Dir(p) == dir), without path.Dir's allocation: SyncDir asks it
+// of every name the filesystem holds.
+func inDir(p, dir string) bool {
+	switch {
+	case dir == "/":
+		return len(p) > 1 && p[0] == '/' && strings.IndexByte(p[1:], '/') < 0
+	case dir == ".":
+		return p != "." && p[0] != '/' && strings.IndexByte(p, '/') < 0
+	}
+	return len(p) > len(dir)+1 && p[len(dir)] == '/' && strings.HasPrefix(p, dir) && strings.IndexByte(p[len(dir)+1:], '/') < 0
 }
 
 // forgetDurableTree drops a removed directory and everything under it from
