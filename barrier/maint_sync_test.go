@@ -335,3 +335,36 @@ func TestPaimonFlushRacesShaping(t *testing.T) {
 		t.Fatalf("%d snapshots: no shaping step committed", latest)
 	}
 }
+
+// A savepoint of a paimon store uploads every file of its snapshots to its
+// own directory and leaves the reuse base alone: the checkpoint after it
+// references the first checkpoint's files.
+func TestPaimonSavepointKeepsNextCheckpointIncremental(t *testing.T) {
+	blobs, fs, root := newMemBlobs(), newFaultyFS(), t.TempDir()
+	j := startMaintJob(t, blobs, fs, root, maintConfig{jobConfig: jobConfig{retain: 1}})
+	for k := range int64(200) {
+		j.put(k, k)
+		j.putMap(k%5, k, k)
+	}
+	base := checkPaimonCheckpoint(t, j, j.mustComplete(barrier.KindCheckpoint), nil)
+	j.put(1, 300)
+	sp := j.mustComplete(barrier.KindSavepoint)
+	if sd := sp.syncs[0]; sd.Reused != 0 || sd.Uploads == 0 {
+		t.Fatalf("savepoint: %d uploads, %d reused", sd.Uploads, sd.Reused)
+	}
+	for p, f := range fileSet(j.metadata(sp), 0) {
+		if !f.Uploaded || !strings.HasPrefix(f.Blob, fmt.Sprintf("savepoint-%d/", sp.id)) {
+			t.Fatalf("savepoint file %s in blob %s (uploaded %t)", p, f.Blob, f.Uploaded)
+		}
+	}
+	j.put(2, 301)
+	c3 := j.mustComplete(barrier.KindCheckpoint)
+	checkPaimonCheckpoint(t, j, c3, base)
+	if c3.syncs[0].Reused == 0 {
+		t.Fatal("the checkpoint after a savepoint reused nothing")
+	}
+	if got := j.get(300, 301, 5); got[0] != 1 || got[1] != 2 || got[2] != 5 {
+		t.Fatalf("reads: %v", got)
+	}
+	j.checkNoLeaks()
+}

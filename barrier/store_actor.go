@@ -208,8 +208,10 @@ func (s *StoreActor) Receive(ctx actor.Context) {
 	case *Complete:
 		if m.Kind == KindCheckpoint {
 			s.history.Confirm(m.ID)
-			s.unpin(m.ID, true)
 		}
+		// A savepoint's completion releases only its own pin: checkpoints
+		// before it may still be in flight.
+		s.unpin(m.ID, m.Kind == KindCheckpoint)
 	case *Aborted:
 		s.abort(m.ID)
 		s.unpin(m.ID, false)
