@@ -6,6 +6,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"slices"
 	"sync/atomic"
 	"time"
 
@@ -128,7 +129,11 @@ func runJob(args []string, stdout io.Writer) error {
 		fmt.Fprintf(stdout, "restored     checkpoint %d\n", run.Restored())
 	}
 	fmt.Fprintf(stdout, "events       %d in %.2fs (%.0f events/s)\n", read, elapsed.Seconds(), float64(read)/elapsed.Seconds())
-	fmt.Fprintf(stdout, "checkpoints  %d completed, %d aborted, %s uploaded\n", stats.Completed, stats.Aborted, byteSize(stats.UploadedBytes))
+	fmt.Fprintf(stdout, "checkpoints  %d completed, %d aborted, %s uploaded, sync p50 %v p99 %v\n", stats.Completed, stats.Aborted,
+		byteSize(stats.UploadedBytes), syncQuantile(stats.Syncs, 0.50), syncQuantile(stats.Syncs, 0.99))
+	if stats.Stalls > 0 {
+		fmt.Fprintf(stdout, "backpressure sources held %d times (state maintenance behind)\n", stats.Stalls)
+	}
 	if *killAfter > 0 {
 		fmt.Fprintf(stdout, "killed       after checkpoint %d; resume with --restore latest\n", run.Completed())
 		return nil
@@ -186,6 +191,16 @@ func writeOutput(path string, result nexmark.Output) error {
 		return err
 	}
 	return f.Close()
+}
+
+// syncQuantile is the q-quantile of ds (nearest rank), rounded for display.
+func syncQuantile(ds []time.Duration, q float64) time.Duration {
+	if len(ds) == 0 {
+		return 0
+	}
+	s := slices.Clone(ds)
+	slices.Sort(s)
+	return s[min(len(s)-1, int(q*float64(len(s))))].Round(100 * time.Microsecond)
 }
 
 func byteSize(n int64) string {
