@@ -44,6 +44,8 @@ type maintConfig struct {
 	backpressure *actor.PID
 	// trace receives the simulation's steps.
 	trace io.Writer
+	// ttl is the value state's TTL in milliseconds.
+	ttl int64
 }
 
 func startMaintJob(t testing.TB, blobs *memBlobs, fs *faultyFS, root string, cfg maintConfig) *maintJob {
@@ -121,7 +123,9 @@ func startMaintJob(t testing.TB, blobs *memBlobs, fs *faultyFS, root string, cfg
 		tk.backend = pb
 		j.backends = append(j.backends, pb)
 		tk.store = subtask.NewStore(pb)
-		if tk.values, err = tk.store.Value(valueLayout); err != nil {
+		vl := valueLayout
+		vl.TTL = cfg.ttl
+		if tk.values, err = tk.store.Value(vl); err != nil {
 			t.Fatal(err)
 		}
 		m, err := tk.store.Map(syncMapLayout)

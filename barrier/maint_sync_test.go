@@ -8,6 +8,7 @@ import (
 	"path"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/asynkron/protoactor-go/actor"
 
@@ -367,4 +368,49 @@ func TestPaimonSavepointKeepsNextCheckpointIncremental(t *testing.T) {
 		t.Fatalf("reads: %v", got)
 	}
 	j.checkNoLeaks()
+}
+
+// The maintainers expire rows with the state's TTL, on the system clock the
+// store's time follows: a data file whose rows all expired leaves the
+// table (and the next checkpoint), while the rows written since stay.
+func TestPaimonMaintenanceUsesStateTTL(t *testing.T) {
+	blobs, fs, root := newMemBlobs(), newFaultyFS(), t.TempDir()
+	j := startMaintJob(t, blobs, fs, root, maintConfig{jobConfig: jobConfig{retain: 1, sim: 5, timeout: time.Hour}, ttl: 10_000})
+	now := func() { j.tasks[0].store.SetNow(j.sim.Now().UnixMilli()) }
+	now()
+	for k := range int64(100) {
+		j.put(k, k)
+	}
+	c1 := j.mustComplete(barrier.KindCheckpoint)
+	old := map[string]bool{}
+	for p := range fileSet(j.metadata(c1), 0) {
+		if strings.HasPrefix(p, "v/bucket-") {
+			old[p] = true
+		}
+	}
+	if len(old) == 0 {
+		t.Fatal("checkpoint 1 has no data file")
+	}
+	if err := j.sim.RunFor(11 * time.Second); err != nil {
+		t.Fatal(err)
+	}
+	now()
+	for k := range int64(20) {
+		j.put(k+1, 100+k)
+	}
+	j.mustComplete(barrier.KindCheckpoint)
+	if err := j.sim.RunUntilIdle(); err != nil {
+		t.Fatal(err)
+	}
+	j.put(7, 500)
+	c3 := j.mustComplete(barrier.KindCheckpoint)
+	for p := range fileSet(j.metadata(c3), 0) {
+		if old[p] {
+			t.Fatalf("checkpoint 3 still holds %s, whose rows all expired", p)
+		}
+	}
+	now()
+	if got := j.get(0, 99, 100, 119, 500); got[0] != -1 || got[1] != -1 || got[2] != 1 || got[3] != 20 || got[4] != 7 {
+		t.Fatalf("reads after expiry: %v", got)
+	}
 }
