@@ -474,3 +474,77 @@ func TestPaimonRestoreOtherBackend(t *testing.T) {
 		t.Fatalf("pebble checkpoint restored on paimon: %v", err)
 	}
 }
+
+// Two runs restored from one paimon checkpoint both commit snapshot-<S+1>,
+// with different content: each run uploads its own copy, and a restore of
+// each run's checkpoint reads that run's values.
+func TestPaimonRestoreTwiceFromOneCheckpoint(t *testing.T) {
+	blobs, fs, root := newMemBlobs(), newFaultyFS(), t.TempDir()
+	cfg := jobConfig{backend: barrier.BackendPaimon, parallelism: 1, retain: 3}
+	j := startJob(t, blobs, fs, root, cfg)
+	for k := range int64(100) {
+		j.put(k, k)
+	}
+	m1 := j.metadata(j.mustComplete(barrier.KindCheckpoint))
+	j.stop()
+
+	runs := map[int64]*barrier.Metadata{}
+	for _, v := range []int64{1000, 2000} {
+		cfg.restore = m1
+		r := startJob(t, blobs, fs, root, cfg)
+		for k := range int64(100) {
+			r.put(v+k, k)
+		}
+		runs[v] = r.metadata(r.mustComplete(barrier.KindCheckpoint))
+		r.stop()
+	}
+	a, b := fileSet(runs[1000], 0), fileSet(runs[2000], 0)
+	same := 0
+	for p, fa := range a {
+		if fb, ok := b[p]; ok && fa.Uploaded && fb.Uploaded {
+			same++
+			if fa.Blob == fb.Blob {
+				t.Fatalf("both runs uploaded %s to %s", p, fa.Blob)
+			}
+		}
+	}
+	if same == 0 {
+		t.Fatal("the runs made no same-named new files")
+	}
+	for _, v := range []int64{1000, 2000} {
+		cfg.restore = runs[v]
+		r := startJob(t, blobs, fs, root, cfg)
+		for _, k := range []int64{0, 42, 99} {
+			if got := r.get(k); got[0] != v+k {
+				t.Fatalf("restore of the %d run's checkpoint %d: key %d = %d, want %d", v, runs[v].ID, k, got[0], v+k)
+			}
+		}
+		r.stop()
+	}
+}
+
+// A paimon savepoint restores aligned and rescaled; it is no reuse base, so
+// the first checkpoint after it uploads every file.
+func TestPaimonRestoreSavepoint(t *testing.T) {
+	blobs, fs, root := newMemBlobs(), newFaultyFS(), t.TempDir()
+	cfg := jobConfig{backend: barrier.BackendPaimon, parallelism: 2, maxP: 16}
+	j := startJob(t, blobs, fs, root, cfg)
+	keys := keysCoveringGroups(16, 3)
+	for _, k := range keys {
+		j.put(k*5, k)
+	}
+	j.mustComplete(barrier.KindCheckpoint)
+	sp := j.metadata(j.mustComplete(barrier.KindSavepoint))
+	j.stop()
+	for _, p := range []int{2, 3} {
+		r := startJob(t, blobs, fs, root, jobConfig{backend: barrier.BackendPaimon, parallelism: p, maxP: 16, restore: sp})
+		ranges, _ := keygroup.Ranges(16, p)
+		checkOwnership(t, r, keys, ranges, func(k int64) (int64, bool) { return k * 5, true })
+		for i, sd := range r.mustComplete(barrier.KindCheckpoint).syncs {
+			if sd.Reused != 0 || sd.Uploads == 0 {
+				t.Fatalf("parallelism %d, subtask %d: first checkpoint after a savepoint reuses %d files, uploads %d", p, i, sd.Reused, sd.Uploads)
+			}
+		}
+		r.stop()
+	}
+}
