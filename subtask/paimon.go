@@ -1,7 +1,6 @@
 package subtask
 
 import (
-	"bytes"
 	"errors"
 	"fmt"
 	"io"
@@ -321,61 +320,39 @@ func (t *paimonTable) get(keys []string, found func(int, Row)) error {
 	return bad
 }
 
+// scanPrefixes reads the rows under every prefix in one sorted pass over the
+// table's files (table.View.ScanPrefixes).
 func (t *paimonTable) scanPrefixes(prefixes []string, fn func(int, entry)) error {
-	if t.view == nil {
+	if t.view == nil || len(prefixes) == 0 {
 		return nil
 	}
-	for i := 0; i < len(prefixes); {
-		j := i + 1
-		for j < len(prefixes) && keyGroupOf(prefixes[j]) == keyGroupOf(prefixes[i]) {
-			j++
-		}
-		if err := t.scanGroup(prefixes[i:j], func(p int, e entry) { fn(i+p, e) }); err != nil {
-			return err
-		}
-		i = j
-	}
-	return nil
-}
-
-// scanGroup reads the rows under sorted prefixes of one key group: a lone
-// prefix with a prefix scan, several with one range scan of the key group from
-// the first prefix on (one pass over the pages instead of one per key),
-// stopping after the last.
-func (t *paimonTable) scanGroup(group []string, fn func(int, entry)) error {
-	var datums []table.Datum
-	lo := table.NullDatum
-	if len(group) == 1 {
-		d, _, err := t.codec.prefixDatums(group[0], t.l.prefixCols())
+	ds := make([][]table.Datum, len(prefixes))
+	for i, p := range prefixes {
+		d, _, err := t.codec.prefixDatums(p, t.l.prefixCols())
 		if err != nil {
 			return err
 		}
-		datums = d
-	} else {
-		d, _, err := t.codec.prefixDatums(group[0], 2)
-		if err != nil {
-			return err
-		}
-		datums, lo = d[:1], d[1]
+		ds[i] = d
 	}
-	it, err := t.view.ScanPrefixRange(datums, lo, table.NullDatum)
+	rec, of, err := t.view.ScanPrefixes(ds)
 	if err != nil {
 		return fmt.Errorf("paimon backend: table %q: prefix scan: %w", t.l.Name, err)
 	}
-	p := 0
-	want := func(key []byte) rowAction {
-		for p < len(group) && group[p] < string(key) && !bytes.HasPrefix(key, []byte(group[p])) {
-			p++
+	defer rec.Release()
+	var bad error
+	_, err = t.codec.rows(rec, nil, func(i int, key string, vals Row) bool {
+		j := int(of[i])
+		if !strings.HasPrefix(key, prefixes[j]) {
+			bad = fmt.Errorf("paimon backend: table %q: prefix scan returned a row outside prefix %d", t.l.Name, j)
+			return false
 		}
-		switch {
-		case p == len(group):
-			return rowStop
-		case bytes.HasPrefix(key, []byte(group[p])):
-			return rowKeep
-		}
-		return rowSkip
+		fn(j, entry{key: key, vals: vals})
+		return true
+	})
+	if err != nil {
+		return err
 	}
-	return t.drain(it, want, func(e entry) bool { fn(p, e); return true })
+	return bad
 }
 
 // drain feeds the rows of an iterator that want keeps (nil: all) to fn, until

@@ -35,6 +35,7 @@ func exerciseDataFile(d *DataFile) {
 		_ = d.readRows(d.fieldCols[len(d.fieldCols)-1], matchPositions(ms), v)
 	}
 	_, _, _ = d.rowRange(keyRange{lo: keys[0], hi: keys[1]})
+	_, _ = d.prefixRanges([][]byte{keys[0][:1], keys[1][:1]}, nil)
 }
 
 func probeDatums(types []DataType, s string, n int64) []Datum {

@@ -4,75 +4,149 @@ import (
 	"bytes"
 	"fmt"
 	"slices"
+	"sort"
 
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/array"
-	"github.com/apache/arrow-go/v18/arrow/memory"
 )
 
 // ScanPrefixes returns the live rows whose trimmed primary key starts with
 // one of prefixes, in key order, and for each row the index of its prefix.
 // Every prefix holds the same number of leading key fields (at most all of
 // them), and prefixes are sorted ascending and distinct. It is one sorted
-// pass per file: the key pages are decoded once for all prefixes, and value
-// columns are decoded only from the pages that hold matched rows.
+// pass per file: the key pages are decoded once for all prefixes, and the
+// other columns only from the pages that hold matched rows. Without deletion
+// vectors the newest version of each key wins and a retraction drops it.
 func (v *View) ScanPrefixes(prefixes [][]Datum) (arrow.Record, []int32, error) {
 	enc, err := v.encodePrefixes(prefixes)
 	if err != nil {
 		return nil, nil, err
 	}
-	if !v.dv {
-		return v.scanPrefixesMerged(enc)
-	}
-	var hits []probeHit
-	var of []int32 // prefix of each hit
-	var ranges [][2]int64
-	var matches []probeMatch
+	var cands prefixRows
 	for _, bk := range v.order {
 		for _, run := range v.buckets[bk].runs {
 			for _, f := range run.files {
-				lo, _ := slices.BinarySearchFunc(enc, f.minKey, comparePrefix)
-				hi, found := slices.BinarySearchFunc(enc, f.maxKey, comparePrefix)
-				if found {
-					hi++
-				}
-				if lo >= hi {
-					continue
-				}
-				df, err := v.open(f)
-				if err != nil {
+				if err := v.prefixRowsOf(f, enc, &cands); err != nil {
 					return nil, nil, err
-				}
-				if ranges, err = df.prefixRanges(enc[lo:hi], ranges[:0]); err != nil {
-					return nil, nil, err
-				}
-				matches = matches[:0]
-				for i, r := range ranges {
-					for pos := r[0]; pos < r[1]; pos++ {
-						if f.dv == nil || !f.dv.Contains(uint32(pos)) {
-							matches = append(matches, probeMatch{key: int32(lo + i), pos: pos})
-						}
-					}
-				}
-				kinds, err := v.kindsAt(f, df, matches)
-				if err != nil {
-					return nil, nil, err
-				}
-				for i, m := range matches {
-					if kinds == nil || !kinds[i].IsRetract() {
-						hits = append(hits, probeHit{id: int32(len(hits)), f: f, pos: m.pos})
-						of = append(of, m.key)
-					}
 				}
 			}
 		}
+	}
+	sort.Stable(&cands)
+	var hits []probeHit
+	var of []int32
+	for i, r := range cands.rows {
+		if !v.dv && i > 0 && bytes.Equal(cands.key(i-1), cands.key(i)) {
+			continue // an older version of the key
+		}
+		if r.kind.IsRetract() {
+			continue
+		}
+		hits = append(hits, probeHit{id: int32(len(hits)), f: r.f, pos: r.pos})
+		of = append(of, r.prefix)
 	}
 	noProbe := array.NewRecordBatch(arrow.NewSchema(nil, nil), nil, 0)
 	rec, _, err := v.assembleHits(hits, noProbe)
 	if err != nil {
 		return nil, nil, err
 	}
-	return v.keyOrder(rec, of)
+	return rec, of, nil
+}
+
+// prefixRow is a row of a file under one of the prefixes of a scan.
+type prefixRow struct {
+	prefix     int32
+	f          *viewFile
+	pos        int64
+	seq        int64
+	kind       ValueKind
+	keyAt, end int32 // the row's encoded key in prefixRows.keys
+}
+
+// prefixRows are candidate rows with their encoded keys, ordered by key and
+// then newest first.
+type prefixRows struct {
+	rows []prefixRow
+	keys []byte
+}
+
+func (p *prefixRows) key(i int) []byte { return p.keys[p.rows[i].keyAt:p.rows[i].end] }
+func (p *prefixRows) Len() int         { return len(p.rows) }
+func (p *prefixRows) Less(i, j int) bool {
+	if c := bytes.Compare(p.key(i), p.key(j)); c != 0 {
+		return c < 0
+	}
+	return p.rows[i].seq > p.rows[j].seq
+}
+
+func (p *prefixRows) Swap(i, j int) { p.rows[i], p.rows[j] = p.rows[j], p.rows[i] }
+
+// prefixRowsOf adds the rows of f under the prefixes, minus those its
+// deletion vector masks, with their keys, sequence numbers (tables without
+// deletion vectors) and kinds.
+func (v *View) prefixRowsOf(f *viewFile, enc [][]byte, out *prefixRows) error {
+	lo, _ := slices.BinarySearchFunc(enc, f.minKey, comparePrefix)
+	hi, found := slices.BinarySearchFunc(enc, f.maxKey, comparePrefix)
+	if found {
+		hi++
+	}
+	if lo >= hi {
+		return nil
+	}
+	df, err := v.open(f)
+	if err != nil {
+		return err
+	}
+	ranges, err := df.prefixRanges(enc[lo:hi], nil)
+	if err != nil {
+		return err
+	}
+	var ms []probeMatch
+	for i, r := range ranges {
+		for pos := r[0]; pos < r[1]; pos++ {
+			if f.dv == nil || !f.dv.Contains(uint32(pos)) {
+				ms = append(ms, probeMatch{key: int32(lo + i), pos: pos})
+			}
+		}
+	}
+	if len(ms) == 0 {
+		return nil
+	}
+	pos := matchPositions(ms)
+	kinds, err := v.kindsAt(f, df, ms)
+	if err != nil {
+		return err
+	}
+	var seqs []int64
+	if !v.dv {
+		sv := newColVec(BigInt().NotNull())
+		if err := df.readRows(df.seqCol, pos, sv); err != nil {
+			return err
+		}
+		seqs = int64s(sv)
+	}
+	keyVecs := make([]*colVec, len(df.keyCols))
+	for k, c := range df.keyCols {
+		keyVecs[k] = newColVec(df.keyTypes[k])
+		if err := df.readRows(c, pos, keyVecs[k]); err != nil {
+			return err
+		}
+	}
+	for i, m := range ms {
+		r := prefixRow{prefix: m.key, f: f, pos: m.pos, keyAt: int32(len(out.keys))}
+		if kinds != nil {
+			r.kind = kinds[i]
+		}
+		if seqs != nil {
+			r.seq = seqs[i]
+		}
+		for k, t := range df.keyTypes {
+			out.keys = keyVecs[k].appendKey(out.keys, t, i)
+		}
+		r.end = int32(len(out.keys))
+		out.rows = append(out.rows, r)
+	}
+	return nil
 }
 
 // comparePrefix compares an encoded key prefix with the same-length start
@@ -99,93 +173,4 @@ func (v *View) encodePrefixes(prefixes [][]Datum) ([][]byte, error) {
 		}
 	}
 	return enc, nil
-}
-
-// keyOrder sorts rows of rec (whose prefix indexes are of) by key: rows of
-// one prefix may come from several levels.
-func (v *View) keyOrder(rec arrow.Record, of []int32) (arrow.Record, []int32, error) {
-	keyCols := make([]arrow.Array, len(v.keyIdx))
-	for k, fi := range v.keyIdx {
-		keyCols[k] = rec.Column(fi)
-	}
-	var kb KeyBatch
-	if err := kb.EncodeArrow(keyCols, v.keyTypes); err != nil {
-		rec.Release()
-		return nil, nil, fmt.Errorf("scan prefixes: %w", err)
-	}
-	perm := make([]int, rec.NumRows())
-	for i := range perm {
-		perm[i] = i
-	}
-	if slices.IsSortedFunc(perm, kb.Compare) {
-		return rec, of, nil
-	}
-	slices.SortFunc(perm, kb.Compare)
-	sorted, err := takeRows(rec, perm)
-	rec.Release()
-	if err != nil {
-		return nil, nil, fmt.Errorf("scan prefixes: %w", err)
-	}
-	ofSorted := make([]int32, len(perm))
-	for i, p := range perm {
-		ofSorted[i] = of[p]
-	}
-	return sorted, ofSorted, nil
-}
-
-// scanPrefixesMerged reads each prefix's rows of a table without deletion
-// vectors through the merging reader, bucket by bucket.
-func (v *View) scanPrefixesMerged(enc [][]byte) (arrow.Record, []int32, error) {
-	var recs []arrow.Record
-	defer func() {
-		for _, r := range recs {
-			r.Release()
-		}
-	}()
-	var of []int32
-	for i, p := range enc {
-		r := keyRange{lo: p, hi: p, hiIncl: true}
-		for _, bk := range v.order {
-			rec, err := v.readMerged(v.buckets[bk], r)
-			if err != nil {
-				return nil, nil, err
-			}
-			for range rec.NumRows() {
-				of = append(of, int32(i))
-			}
-			recs = append(recs, rec)
-		}
-	}
-	cols := make([]arrow.Array, len(v.schema.Fields))
-	for c := range cols {
-		parts := make([]arrow.Array, len(recs))
-		for i, r := range recs {
-			parts[i] = r.Column(c)
-		}
-		if len(parts) == 0 {
-			at, err := ArrowType(v.schema.Fields[c].Type)
-			if err != nil {
-				return nil, nil, err
-			}
-			cols[c] = array.MakeArrayOfNull(memory.DefaultAllocator, at, 0)
-			continue
-		}
-		a, err := array.Concatenate(parts, memory.DefaultAllocator)
-		if err != nil {
-			return nil, nil, fmt.Errorf("scan prefixes: %w", err)
-		}
-		cols[c] = a
-	}
-	sch, err := v.schema.ArrowSchema()
-	if err != nil {
-		return nil, nil, err
-	}
-	rec := array.NewRecordBatch(sch, cols, int64(len(of)))
-	for _, c := range cols {
-		c.Release()
-	}
-	if len(v.order) > 1 {
-		return v.keyOrder(rec, of)
-	}
-	return rec, of, nil
 }
