@@ -85,7 +85,7 @@ func runBench(args []string, stdout io.Writer) error {
 		}
 		defer pprof.StopCPUProfile()
 	}
-	res, err := benchAll(cfg, newProgress(os.Stderr, "bench"))
+	res, err := benchAll(cfg, newProgress(os.Stderr, "bench"), os.Stderr)
 	if err != nil {
 		return err
 	}
@@ -132,11 +132,12 @@ func (c *benchConfig) validate() error {
 	return nil
 }
 
-// benchAll runs every (query, backend) Runs times. Within a repetition the
+// benchAll runs every (query, backend) Runs times and logs a line per run
+// to log, so a long bench shows its figures as they come. Within a repetition the
 // queries run in order and, per query, every backend once, starting with a
 // different backend each repetition: machine noise (other load, thermal
 // drift, a warming page cache) spreads over the backends alike.
-func benchAll(cfg benchConfig, prog *progress) (*benchResult, error) {
+func benchAll(cfg benchConfig, prog *progress, log io.Writer) (*benchResult, error) {
 	res := newBenchResult(cfg)
 	total := cfg.Runs * len(cfg.Queries) * len(cfg.Backends)
 	done := 0
@@ -157,6 +158,8 @@ func benchAll(cfg benchConfig, prog *progress) (*benchResult, error) {
 				if err := res.add(qn, be, m); err != nil {
 					return nil, err
 				}
+				fmt.Fprintf(log, "%s: %.0f events/s, %.0f per core, %d checkpoints, %.1fs\n",
+					label, m.EventsPerSec, m.EventsPerCoreSec, m.Checkpoints, m.Seconds)
 				done++
 			}
 		}
