@@ -414,3 +414,46 @@ func TestPaimonMaintenanceUsesStateTTL(t *testing.T) {
 		t.Fatalf("reads after expiry: %v", got)
 	}
 }
+
+// A checkpoint aborted while its round is asked for ends its sync phase
+// with the abort once the round ran and the reads moved to it: the store
+// stays readable, and the next checkpoint is incremental.
+func TestPaimonAbortDuringRoundKeepsStoreReadable(t *testing.T) {
+	var trace strings.Builder
+	blobs, fs, root := newMemBlobs(), newFaultyFS(), t.TempDir()
+	j := startMaintJob(t, blobs, fs, root, maintConfig{jobConfig: jobConfig{retain: 1, sim: 3}, trace: &trace})
+	for k := range int64(100) {
+		j.put(k, k)
+	}
+	base := checkPaimonCheckpoint(t, j, j.mustComplete(barrier.KindCheckpoint), nil)
+	for k := range int64(100) {
+		j.put(k+1, k)
+	}
+	id := j.trigger(barrier.KindCheckpoint)
+	tk := j.tasks[0]
+	j.sys.Send(tk.relay, &barrier.Barrier{ID: id, Kind: barrier.KindCheckpoint, Store: tk.store, ReplyTo: tk.syncs.PID()})
+	if err := j.sim.RunUntil(func() bool {
+		return strings.Contains(trace.String(), fmt.Sprintf("store-0/paimon-v *barrier.agentRound id=%d", id))
+	}); err != nil {
+		t.Fatal(err)
+	}
+	j.sys.Send(tk.relay, &barrier.Aborted{ID: id, Err: errors.New("aborted by the test")})
+	sd, err := actors.Expect[*barrier.SyncDone](tk.syncs)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !errors.Is(sd.Err, barrier.ErrCheckpointAborted) || errors.Is(sd.Err, barrier.ErrStoreUnreadable) {
+		t.Fatalf("sync phase of aborted checkpoint %d: %v", id, sd.Err)
+	}
+	for k := range int64(100) {
+		if got := j.get(k)[0]; got != k+1 {
+			t.Fatalf("key %d reads %d after the aborted checkpoint, want %d", k, got, k+1)
+		}
+	}
+	if err, _ := j.await(id); err == nil {
+		t.Fatalf("checkpoint %d completed", id)
+	}
+	c := j.mustComplete(barrier.KindCheckpoint)
+	checkPaimonCheckpoint(t, j, c, base)
+	j.checkNoLeaks()
+}

@@ -361,7 +361,7 @@ func (s *StoreActor) abort(id CheckpointID) {
 	if sy := s.syncing; sy != nil && sy.barrier.ID == id {
 		sy.aborted = true
 		if sy.paimon != nil {
-			s.paimonStep(sy) // ends at once unless a job on the store is out
+			s.paimonStep(sy)
 		}
 	}
 	if u := s.uploads[id]; u != nil && !u.aborted {

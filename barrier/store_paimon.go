@@ -34,7 +34,8 @@ var ErrStoreUnreadable = errors.New("store unreadable: flushed rows await a main
 // The tables of a stage run in parallel; a failure ends the phase once no
 // executor job on the store is out (the store is the subtask's again when
 // SyncDone goes), and answers still on their way are recognized by their
-// checkpoint id and dropped.
+// checkpoint id and dropped. An abort ends it too, but only once the reads
+// see every row the flush committed.
 type paimonSync struct {
 	backend *subtask.PaimonBackend
 	tables  []*paimonSyncTable // in registration order
@@ -260,11 +261,14 @@ func (s *StoreActor) paimonStep(sy *syncing) {
 	if ps.jobOut {
 		return
 	}
-	if ps.err != nil || sy.aborted {
+	// An aborted checkpoint still gets its rounds and the move of the reads
+	// when its flush committed rows: one abort (say, another subtask's
+	// decline) must not leave the store unreadable.
+	if ps.err == nil && sy.aborted && !ps.unreadable() {
+		ps.err = ErrCheckpointAborted
+	}
+	if ps.err != nil {
 		err := ps.err
-		if err == nil {
-			err = ErrCheckpointAborted
-		}
 		if ps.unreadable() {
 			err = fmt.Errorf("%w: %w", ErrStoreUnreadable, err)
 		}
