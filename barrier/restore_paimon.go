@@ -42,13 +42,13 @@ func openPaimonRestored(ctx context.Context, in RestoreInput, st *SubtaskState, 
 		t := &st.Tables[i]
 		buckets, err := restorePaimonTable(ctx, in, t, path.Join(root, t.Name), read)
 		if err != nil {
-			return nil, fmt.Errorf("subtask %d: table %q: %w", st.Index, t.Name, err)
+			return nil, fmt.Errorf("from subtask %d: table %q: %w", st.Index, t.Name, err)
 		}
 		if i == 0 || buckets == opts.Buckets {
 			opts.Buckets = buckets
 			continue
 		}
-		return nil, fmt.Errorf("subtask %d: table %q has %d buckets, table %q has %d: one backend keeps one bucket count",
+		return nil, fmt.Errorf("from subtask %d: table %q has %d buckets, table %q has %d: one backend keeps one bucket count",
 			st.Index, t.Name, buckets, st.Tables[0].Name, opts.Buckets)
 	}
 	return subtask.OpenPaimon(root, opts)
@@ -56,8 +56,8 @@ func openPaimonRestored(ctx context.Context, in RestoreInput, st *SubtaskState, 
 
 // restorePaimonTable downloads one table into dir, writes its snapshot hints
 // and checks that the files its snapshot references are all there, each with
-// the size its manifest records, and that every data file's footer reads. It
-// returns the table's bucket count.
+// the size its manifest records, that every deletion-vector file decodes and
+// that every data file's footer reads. It returns the table's bucket count.
 func restorePaimonTable(ctx context.Context, in RestoreInput, t *TableState, dir string, read *int64) (int, error) {
 	snapshotID, err := paimonSnapshotOf(t)
 	if err != nil {
@@ -139,6 +139,11 @@ func checkPaimonFiles(tbl *table.Table, id int64, sizes map[string]int64) error 
 	for _, e := range index {
 		if err := present(path.Join("index", e.FileName), e.FileSize); err != nil {
 			return err
+		}
+		if e.IndexType == table.IndexTypeDeletionVectors {
+			if _, err := tbl.ReadDeletionVectors(e); err != nil {
+				return err
+			}
 		}
 	}
 	for _, e := range entries {

@@ -394,7 +394,8 @@ func TestPaimonRestoreBadFiles(t *testing.T) {
 		t.Fatalf("no %s/%s* in the checkpoint", table, prefix)
 		return barrier.FileRef{}
 	}
-	data, manifest := find("v", "bucket-0/data-"), find("m", "manifest/manifest-")
+	data, manifest, index := find("v", "bucket-0/data-"), find("m", "manifest/manifest-"), find("v", "index/")
+	snapshot, schema := find("l", "snapshot/"), find("t", "schema/")
 	swap := func(f barrier.FileRef, content []byte) func() {
 		blobs.mu.Lock()
 		defer blobs.mu.Unlock()
@@ -420,6 +421,9 @@ func TestPaimonRestoreBadFiles(t *testing.T) {
 		{"corrupt data file", func() func() { return swap(data, garbage(data)) }, data.Path},
 		{"truncated data file", func() func() { return swap(data, garbage(data)[1:]) }, data.Path},
 		{"corrupt manifest", func() func() { return swap(manifest, garbage(manifest)) }, path.Base(manifest.Path)},
+		{"corrupt deletion vectors", func() func() { return swap(index, garbage(index)) }, path.Base(index.Path)},
+		{"corrupt snapshot", func() func() { return swap(snapshot, garbage(snapshot)) }, snapshot.Path},
+		{"corrupt schema", func() func() { return swap(schema, garbage(schema)) }, schema.Path},
 		{"file missing from the checkpoint", func() func() {
 			ts := &st.Tables[0]
 			files := ts.Files
