@@ -221,34 +221,45 @@ func (w *DataFileWriter) flushPage() error {
 func (w *DataFileWriter) writeRows(rec arrow.Record, keyCols []arrow.Array, seqs []int64, kinds []ValueKind, lo, hi int) error {
 	cws := w.pw.ColumnWriters()
 	l := w.layout
+	// A key column and its field hold the same NOT NULL values, and the
+	// column writers of required columns take values without levels: one
+	// slice of values serves both.
+	keyField := make(map[int]bool, len(keyCols))
 	for k, c := range keyCols {
-		if err := w.writeColumn(cws[k], k, c, l.keyTypes[k], lo, hi); err != nil {
+		vs := w.columnValues(c, l.keyTypes[k], k, lo, hi)
+		if _, err := cws[k].WriteRowValues(vs); err != nil {
 			return err
 		}
+		if _, err := cws[l.fieldCol(l.keyIdx[k])].WriteRowValues(vs); err != nil {
+			return err
+		}
+		keyField[l.keyIdx[k]] = true
 	}
 	vs := w.valueBuf(hi - lo)
-	seqCol := l.seqCol()
 	for i, q := range seqs[lo:hi] {
-		vs[i] = parquet.Int64Value(q).Level(0, 0, seqCol)
+		vs[i] = parquet.Int64Value(q)
 	}
 	if _, err := cws[l.seqCol()].WriteRowValues(vs); err != nil {
 		return err
 	}
-	kindCol := l.kindCol()
-	insert := parquet.Int32Value(int32(KindInsert)).Level(0, 0, kindCol)
+	insert := parquet.Int32Value(int32(KindInsert))
 	for i := lo; i < hi; i++ {
 		if kinds == nil {
 			vs[i-lo] = insert
 			continue
 		}
-		vs[i-lo] = parquet.Int32Value(int32(kinds[i])).Level(0, 0, kindCol)
+		vs[i-lo] = parquet.Int32Value(int32(kinds[i]))
 	}
 	if _, err := cws[l.kindCol()].WriteRowValues(vs); err != nil {
 		return err
 	}
 	for f := range l.schema.Fields {
+		if keyField[f] {
+			continue
+		}
 		c := l.fieldCol(f)
-		if err := w.writeColumn(cws[c], c, rec.Column(f), l.schema.Fields[f].Type, lo, hi); err != nil {
+		vs := w.columnValues(rec.Column(f), l.schema.Fields[f].Type, c, lo, hi)
+		if _, err := cws[c].WriteRowValues(vs); err != nil {
 			return err
 		}
 	}
@@ -262,49 +273,52 @@ func (w *DataFileWriter) valueBuf(n int) []parquet.Value {
 	return w.values[:n]
 }
 
-func (w *DataFileWriter) writeColumn(cw *parquet.ColumnWriter, col int, a arrow.Array, t DataType, lo, hi int) error {
+// columnValues converts rows [lo,hi) of a column to parquet values, in a
+// buffer reused by the next call. Values of a required column carry no
+// levels (its column writer reads none).
+func (w *DataFileWriter) columnValues(a arrow.Array, t DataType, col, lo, hi int) []parquet.Value {
 	vs := w.valueBuf(hi - lo)
-	def := 0
-	if t.Nullable {
-		def = 1
-	}
-	if a.NullN() == 0 {
-		// typed loops for the common column types; no per-value dispatch
-		switch c := a.(type) {
-		case *array.Int64:
-			for i, v := range c.Int64Values()[lo:hi] {
-				vs[i] = parquet.Int64Value(v).Level(0, def, col)
-			}
-		case *array.Int32:
-			for i, v := range c.Int32Values()[lo:hi] {
-				vs[i] = parquet.Int32Value(v).Level(0, def, col)
-			}
-		case *array.Float64:
-			for i, v := range c.Float64Values()[lo:hi] {
-				vs[i] = parquet.DoubleValue(v).Level(0, def, col)
-			}
-		case *array.String:
-			offs, data := c.ValueOffsets(), c.ValueBytes()
-			base := offs[0]
-			for i := lo; i < hi; i++ {
-				vs[i-lo] = parquet.ByteArrayValue(data[offs[i]-base:offs[i+1]-base]).Level(0, def, col)
-			}
-		default:
-			for i := lo; i < hi; i++ {
-				vs[i-lo] = parquetValue(a, i, t).Level(0, def, col)
-			}
-		}
-	} else {
+	if a.NullN() > 0 {
 		for i := lo; i < hi; i++ {
 			if a.IsNull(i) {
 				vs[i-lo] = parquet.Value{}.Level(0, 0, col)
 				continue
 			}
-			vs[i-lo] = parquetValue(a, i, t).Level(0, def, col)
+			vs[i-lo] = parquetValue(a, i, t).Level(0, 1, col)
+		}
+		return vs
+	}
+	// typed loops for the common column types; no per-value dispatch
+	switch c := a.(type) {
+	case *array.Int64:
+		for i, v := range c.Int64Values()[lo:hi] {
+			vs[i] = parquet.Int64Value(v)
+		}
+	case *array.Int32:
+		for i, v := range c.Int32Values()[lo:hi] {
+			vs[i] = parquet.Int32Value(v)
+		}
+	case *array.Float64:
+		for i, v := range c.Float64Values()[lo:hi] {
+			vs[i] = parquet.DoubleValue(v)
+		}
+	case *array.String:
+		offs, data := c.ValueOffsets(), c.ValueBytes()
+		base := offs[0]
+		for i := lo; i < hi; i++ {
+			vs[i-lo] = parquet.ByteArrayValue(data[offs[i]-base : offs[i+1]-base])
+		}
+	default:
+		for i := lo; i < hi; i++ {
+			vs[i-lo] = parquetValue(a, i, t)
 		}
 	}
-	_, err := cw.WriteRowValues(vs)
-	return err
+	if t.Nullable {
+		for i := range vs {
+			vs[i] = vs[i].Level(0, 1, col)
+		}
+	}
+	return vs
 }
 
 // parquetValue converts row i of an Arrow column to its parquet physical value.
