@@ -106,9 +106,8 @@ type Run struct {
 	probe *actors.Probe
 	job   *actor.PID
 	token uint64
-	// tmp is the temporary Dir the run made, removed when it ends; local
-	// is the run's local state directory.
-	tmp, local string
+	// tmp is the temporary Dir the run made, removed when it ends.
+	tmp string
 	// restored is the checkpoint the run started from (0: none).
 	restored int64
 	// completed is the newest checkpoint the run reported complete.
@@ -157,8 +156,7 @@ func Start(sys *actors.System, g *Graph, opts Options) (*Run, error) {
 	r.opts = opts
 	name := fmt.Sprintf("%s#%d", opts.Name, nextRun(sys))
 	local := filepath.Join(jobDir, "local")
-	r.local = filepath.Join(local, name)
-	env := &taskEnv{sys: sys, plan: p, opts: &r.opts, fio: table.NewLocalFileIO(), local: local, dir: r.local}
+	env := &taskEnv{sys: sys, plan: p, opts: &r.opts, fio: table.NewLocalFileIO(), local: local, dir: filepath.Join(local, name)}
 	if r.probe, err = actors.NewProbe(sys, name+"-driver"); err != nil {
 		r.removeTmp()
 		return nil, err
@@ -341,12 +339,7 @@ func (r *Run) Wait() error {
 			return err
 		}
 	}
-	if err := r.stop(); err != nil {
-		return err
-	}
-	// Everything is in the final checkpoint: the subtasks' local state
-	// is of no further use.
-	return os.RemoveAll(r.local)
+	return r.stop()
 }
 
 // Kill ends the run as a crash would: its actors vanish with whatever they
