@@ -17,6 +17,7 @@ import (
 type seedConfig struct {
 	Seed     uint64
 	Steps    int      // steps of the faulty phase
+	Events   int      // events the source emits; 0: chosen by seed
 	Faults   []string // fault kinds; never nil here
 	Backends []string // nil: the engine's choice by seed
 	Plant    []string // planted bugs by name
@@ -48,6 +49,7 @@ type simEngine struct {
 type simOptions struct {
 	first, seeds uint64
 	steps        int
+	events       int
 	faults       []string
 	backends     []string
 	plant        []plant.Bug
@@ -60,7 +62,7 @@ type simOptions struct {
 func init() {
 	register(&command{
 		path:    "sim",
-		usage:   "[--seeds N] [--seed S] [--steps K] [--faults LIST|all|none] [--backends LIST] [--plant LIST] [--json] [--progress] [--shrink=false] [--parallel P]",
+		usage:   "[--seeds N] [--seed S] [--steps K] [--events E] [--faults LIST|all|none] [--backends LIST] [--plant LIST] [--json] [--progress] [--shrink=false] [--parallel P]",
 		summary: "run seeds of the deterministic simulation; a failing seed prints its replay command and a shrunk trace",
 		run: func(args []string, stdout io.Writer) error {
 			return runSim(args, stdout, defaultSimEngine)
@@ -95,6 +97,7 @@ func parseSimFlags(args []string, eng simEngine) (simOptions, error) {
 	seeds := fs.Uint64("seeds", 1, "number of seeds to run")
 	first := fs.Uint64("seed", 1, "first seed")
 	steps := fs.Int("steps", eng.steps, "scheduler steps of the faulty phase; then faults heal and the job must finish")
+	events := fs.Int("events", 0, "events the source emits (0: chosen by seed)")
 	faults := fs.String("faults", "all", "fault kinds, comma-separated ("+strings.Join(eng.faults, ",")+"), all or none")
 	backends := fs.String("backends", "", "backends a seed picks from, comma-separated (default: every supported one)")
 	planted := fs.String("plant", "", "planted bugs, comma-separated ("+plantNames()+")")
@@ -109,7 +112,7 @@ func parseSimFlags(args []string, eng simEngine) (simOptions, error) {
 	if len(pos) > 0 {
 		return simOptions{}, usagef("unexpected argument %q", pos[0])
 	}
-	opts := simOptions{first: *first, seeds: *seeds, steps: *steps, json: *jsonOut, progress: *progress, shrink: *shrink, parallel: *parallel}
+	opts := simOptions{first: *first, seeds: *seeds, steps: *steps, events: *events, json: *jsonOut, progress: *progress, shrink: *shrink, parallel: *parallel}
 	switch {
 	case opts.seeds == 0:
 		return simOptions{}, usagef("--seeds must be positive")
@@ -119,6 +122,8 @@ func parseSimFlags(args []string, eng simEngine) (simOptions, error) {
 		return simOptions{}, usagef("--steps must be positive")
 	case opts.parallel <= 0:
 		return simOptions{}, usagef("--parallel must be positive")
+	case opts.events < 0:
+		return simOptions{}, usagef("--events must not be negative")
 	}
 	switch *faults {
 	case "all":
@@ -145,7 +150,7 @@ func parseSimFlags(args []string, eng simEngine) (simOptions, error) {
 }
 
 func (o simOptions) config(seed uint64) seedConfig {
-	c := seedConfig{Seed: seed, Steps: o.steps, Faults: o.faults, Backends: o.backends}
+	c := seedConfig{Seed: seed, Steps: o.steps, Events: o.events, Faults: o.faults, Backends: o.backends}
 	for _, b := range o.plant {
 		c.Plant = append(c.Plant, b.String())
 	}
@@ -159,6 +164,9 @@ func replayCommand(c seedConfig) string {
 		faults = "none"
 	}
 	cmd := fmt.Sprintf("lakestate sim --seed %d --steps %d --faults %s", c.Seed, c.Steps, faults)
+	if c.Events > 0 {
+		cmd += fmt.Sprintf(" --events %d", c.Events)
+	}
 	if len(c.Backends) > 0 {
 		cmd += " --backends " + strings.Join(c.Backends, ",")
 	}

@@ -72,7 +72,7 @@ func TestSimSweepReportsFailuresWithReplayAndShrunkTrace(t *testing.T) {
 // The replay line, run again, is the same run.
 func TestSimReplayCommandRoundTrips(t *testing.T) {
 	eng := fakeEngine()
-	opts, err := parseSimFlags([]string{"--seed", "5", "--faults", "timeout,crash-process", "--steps", "900", "--plant", "two-compactors", "--backends", "paimon"}, eng)
+	opts, err := parseSimFlags([]string{"--seed", "5", "--faults", "timeout,crash-process", "--steps", "900", "--events", "300", "--plant", "two-compactors", "--backends", "paimon"}, eng)
 	if err != nil {
 		t.Fatal(err)
 	}
