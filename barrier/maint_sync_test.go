@@ -299,6 +299,29 @@ func TestPaimonMaintainerRestartRepins(t *testing.T) {
 	if got := j.get(9, 0); got[0] != 9 || got[1] != 1 {
 		t.Fatalf("reads after checkpoint 4: %v", got)
 	}
+
+	// A crash right after the round ran: its answer reaches the agent
+	// after the maintainer's Terminated, which already failed the round.
+	j.put(10, 10)
+	id = j.trigger(barrier.KindCheckpoint)
+	j.sys.Send(j.tasks[0].relay, &barrier.Barrier{ID: id, Kind: barrier.KindCheckpoint, Store: j.tasks[0].store, ReplyTo: j.tasks[0].syncs.PID()})
+	if err := j.sim.RunUntil(func() bool {
+		return strings.Contains(trace.String(), fmt.Sprintf("store-0/paimon-v/maint-4 *compaction.Barrier chk=%d", id))
+	}); err != nil {
+		t.Fatal(err)
+	}
+	j.sim.Crash(actor.NewPID(j.coord.Address, "store-0/paimon-v/maint-4"))
+	if sd, err = actors.Expect[*barrier.SyncDone](j.tasks[0].syncs); err != nil || sd.Err == nil {
+		t.Fatalf("sync phase of checkpoint %d with a crash after its round: %v %v", id, err, sd)
+	}
+	if err, _ := j.await(id); err == nil {
+		t.Fatalf("checkpoint %d completed without its round's answer", id)
+	}
+	c6 := j.mustComplete(barrier.KindCheckpoint)
+	checkViewFiles(t, j, c6)
+	if got := j.get(10, 9); got[0] != 10 || got[1] != 9 {
+		t.Fatalf("reads after checkpoint 6: %v", got)
+	}
 	j.checkNoLeaks()
 }
 

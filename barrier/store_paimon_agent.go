@@ -114,11 +114,15 @@ func (a *tableAgent) Receive(ctx actor.Context) {
 		a.rounds = append(a.rounds, m.id)
 		ctx.Request(a.maint, &compaction.Barrier{Checkpoint: int64(m.id), SnapshotID: m.snapshot})
 	case *compaction.RoundDone:
+		// A maintainer's answers carry no sender: one that a replaced
+		// maintainer sent before it stopped arrives after its Terminated
+		// (system messages go first), when its request was already
+		// answered, and matches no outstanding request.
+		if len(a.rounds) == 0 || CheckpointID(m.Checkpoint) != a.rounds[0] {
+			return
+		}
 		id := a.rounds[0]
 		a.rounds = a.rounds[1:]
-		if CheckpointID(m.Checkpoint) != id {
-			panic(fmt.Sprintf("barrier: round of checkpoint %d answered for %d", id, m.Checkpoint))
-		}
 		if m.Err == nil {
 			a.pins[id] = m.SnapshotID
 		}
@@ -127,6 +131,12 @@ func (a *tableAgent) Receive(ctx actor.Context) {
 		a.lists = append(a.lists, m.id)
 		ctx.Request(a.lister, &listing.List{SnapshotID: m.snapshot})
 	case *listing.Listed:
+		// As for rounds, an answer of a replaced lister may come late;
+		// with a request outstanding it is taken for its answer, which the
+		// store refuses unless it lists the snapshot asked for.
+		if len(a.lists) == 0 {
+			return
+		}
 		id := a.lists[0]
 		a.lists = a.lists[1:]
 		ctx.Send(a.store, &tableListed{table: a.name, id: id, listed: m})
