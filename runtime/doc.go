@@ -23,7 +23,9 @@
 // actors.System, so a job runs the same on the real system and in a
 // simulation. Channels between subtasks are credit-based: a sender keeps a few
 // batches in flight per channel, and a subtask returns credits only when its
-// own output is not backlogged, so a slow operator slows the sources.
+// own output is not backlogged, so a slow operator slows the sources. A
+// paimon store whose maintenance falls behind (too many sorted runs) holds
+// the sources until a barrier's maintenance round catches up.
 // Sources emit watermarks; a subtask's watermark is the minimum over its
 // input channels.
 //

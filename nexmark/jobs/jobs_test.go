@@ -3,6 +3,7 @@ package jobs_test
 import (
 	"fmt"
 	"math"
+	"os"
 	"testing"
 	"time"
 
@@ -75,10 +76,18 @@ var scenarios = []scenario{
 	{parallelism: 1, restoreAt: 2},
 }
 
-var diskScenarios = []scenario{
-	{parallelism: 2, restoreAt: 2},
-	{parallelism: 2, restoreAt: 1},
-	{parallelism: 1, restoreAt: 2},
+var diskScenarios = diskMatrix(os.Getenv("LAKESTATE_JOBS_FULL") != "")
+
+// diskMatrix is what the disk backends run: a restore at a different
+// parallelism both ways (merging two subtasks' state, splitting one's), and
+// with full also at the same one (the aligned adoption, which
+// runtime's own tests cover on every backend).
+func diskMatrix(full bool) []scenario {
+	m := []scenario{{parallelism: 2, restoreAt: 1}, {parallelism: 1, restoreAt: 2}}
+	if full {
+		m = append(m, scenario{parallelism: 2, restoreAt: 2})
+	}
+	return m
 }
 
 var backends = map[string]func() runtime.StateBackend{
