@@ -267,7 +267,7 @@ func TestPaimonRestoreAligned(t *testing.T) {
 // A rescale returns exactly the rows of each new key-group range in every
 // state: each key at its owner, nowhere else, so the union is the original
 // state without duplicates. The rescaled tables checkpoint and restore like
-// any other.
+// any other (shown once, for 2 to 3).
 func TestPaimonRestoreRescale(t *testing.T) {
 	for _, c := range [][2]int{{1, 2}, {2, 3}, {3, 2}} {
 		t.Run(fmt.Sprintf("%dto%d", c[0], c[1]), func(t *testing.T) {
@@ -286,6 +286,9 @@ func TestPaimonRestoreRescale(t *testing.T) {
 				}
 			}
 			j.checkShapes(model, keys)
+			if c != [2]int{2, 3} {
+				return
+			}
 			j.applyShapes(model, keys, 2)
 			j.mustComplete(barrier.KindCheckpoint)
 			j.checkShapes(model, keys)
