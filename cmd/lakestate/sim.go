@@ -56,13 +56,14 @@ type simOptions struct {
 	json         bool
 	progress     bool
 	shrink       bool
+	twice        bool
 	parallel     int
 }
 
 func init() {
 	register(&command{
 		path:    "sim",
-		usage:   "[--seeds N] [--seed S] [--steps K] [--events E] [--faults LIST|all|none] [--backends LIST] [--plant LIST] [--json] [--progress] [--shrink=false] [--parallel P]",
+		usage:   "[--seeds N] [--seed S] [--steps K] [--events E] [--faults LIST|all|none] [--backends LIST] [--plant LIST] [--json] [--progress] [--shrink=false] [--twice] [--parallel P]",
 		summary: "run seeds of the deterministic simulation; a failing seed prints its replay command and a shrunk trace",
 		run: func(args []string, stdout io.Writer) error {
 			return runSim(args, stdout, defaultSimEngine)
@@ -104,6 +105,7 @@ func parseSimFlags(args []string, eng simEngine) (simOptions, error) {
 	jsonOut := fs.Bool("json", false, "one JSON object per seed and one for the summary")
 	progress := fs.Bool("progress", false, "draw the progress bar even when the output is not a terminal")
 	shrink := fs.Bool("shrink", true, "shrink a failing seed to the fewest steps and fault kinds that still fail")
+	twice := fs.Bool("twice", false, "run every seed twice; a different trace hash fails the seed (nondeterminism)")
 	parallel := fs.Int("parallel", runtime.GOMAXPROCS(0), "seeds run at once")
 	pos, err := parseFlags(fs, args)
 	if err != nil {
@@ -112,7 +114,7 @@ func parseSimFlags(args []string, eng simEngine) (simOptions, error) {
 	if len(pos) > 0 {
 		return simOptions{}, usagef("unexpected argument %q", pos[0])
 	}
-	opts := simOptions{first: *first, seeds: *seeds, steps: *steps, events: *events, json: *jsonOut, progress: *progress, shrink: *shrink, parallel: *parallel}
+	opts := simOptions{first: *first, seeds: *seeds, steps: *steps, events: *events, json: *jsonOut, progress: *progress, shrink: *shrink, twice: *twice, parallel: *parallel}
 	switch {
 	case opts.seeds == 0:
 		return simOptions{}, usagef("--seeds must be positive")

@@ -45,7 +45,7 @@ func sweep(opts simOptions, eng simEngine, w io.Writer, tty bool) (sweepSummary,
 		for i := range opts.seeds {
 			cfg := opts.config(opts.first + i)
 			g.Go(func() error {
-				outcomes <- runSeed(eng, cfg, opts.shrink)
+				outcomes <- runSeed(eng, cfg, opts)
 				return nil
 			})
 		}
@@ -85,13 +85,20 @@ func sweep(opts simOptions, eng simEngine, w io.Writer, tty bool) (sweepSummary,
 	return sum, werr
 }
 
-// runSeed runs one seed, shrinking it if it fails. A panic in the run is
-// that seed's failure, not the sweep's end.
-func runSeed(eng simEngine, cfg seedConfig, shrink bool) seedOutcome {
+// runSeed runs one seed (twice with opts.twice, which must trace the same
+// steps), shrinking it if it fails. A panic in the run is that seed's
+// failure, not the sweep's end.
+func runSeed(eng simEngine, cfg seedConfig, opts simOptions) seedOutcome {
 	start := time.Now()
 	res := safeRun(eng.run, cfg)
+	if opts.twice && res.OK {
+		if again := safeRun(eng.run, cfg); again.TraceHash != res.TraceHash || !again.OK {
+			res.OK = false
+			res.Err = fmt.Errorf("nondeterministic: the same seed traced %016x, then %016x (ok=%v, err=%v)", res.TraceHash, again.TraceHash, again.OK, again.Err)
+		}
+	}
 	o := seedOutcome{cfg: cfg, res: res, elapsed: time.Since(start)}
-	if !res.OK && shrink {
+	if !res.OK && opts.shrink && !opts.twice {
 		s := shrinkFailure(func(c seedConfig) seedResult { return safeRun(eng.run, c) }, cfg, res)
 		o.shrunk = &s
 	}

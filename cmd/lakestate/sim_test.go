@@ -9,6 +9,7 @@ import (
 	"hash/fnv"
 	"slices"
 	"strings"
+	"sync/atomic"
 	"testing"
 
 	"github.com/lakestate/lakestate/internal/plant"
@@ -209,5 +210,24 @@ func TestSimCommandRunsTheSimulation(t *testing.T) {
 	}
 	if !strings.Contains(out.String(), "2 seeds: all passed") {
 		t.Fatalf("output:\n%s", out.String())
+	}
+}
+
+func TestSimTwiceCatchesNondeterminism(t *testing.T) {
+	eng := fakeEngine()
+	run := eng.run
+	var calls atomic.Int64
+	eng.run = func(c seedConfig) seedResult {
+		r := run(c)
+		if c.Seed == 2 {
+			r.TraceHash += uint64(calls.Add(1)) // differs every time
+		}
+		return r
+	}
+	var out bytes.Buffer
+	err := runSim([]string{"--seeds", "3", "--twice"}, &out, eng)
+	if err == nil || !strings.Contains(out.String(), "seed 2 FAIL") || !strings.Contains(out.String(), "nondeterministic: the same seed traced") ||
+		strings.Contains(out.String(), "seed 1 FAIL") {
+		t.Fatalf("err %v\n%s", err, out.String())
 	}
 }
