@@ -92,7 +92,8 @@ func (j *jobActor) Receive(ctx actor.Context) {
 	case *compaction.BackpressureChanged:
 		j.backpressure(ctx, m.Backpressure.Stalled)
 	case *taskSynced:
-		j.env.sys.Send(j.driver, &evSynced{id: m.id, task: m.task, took: m.took, done: m.done})
+		keyed := j.env.plan.tasks[m.task].node.keyed()
+		j.env.sys.Send(j.driver, &evSynced{id: m.id, task: m.task, keyed: keyed, took: m.took, done: m.done})
 	case *sourceIdle:
 		j.idle[m.task] = m.idle
 		all := true

@@ -87,10 +87,11 @@ type (
 	}
 	evStarted struct{ restored int64 }
 	evSynced  struct {
-		id   int64
-		task int
-		took time.Duration
-		done *barrier.SyncDone
+		id    int64
+		task  int
+		keyed bool
+		took  time.Duration
+		done  *barrier.SyncDone
 	}
 	evBackpressure struct{ stalled bool }
 	evFinished     struct{ id int64 }

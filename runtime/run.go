@@ -198,8 +198,10 @@ type RunStats struct {
 	// Stalls counts the times the sources were held because some store's
 	// maintenance fell behind.
 	Stalls int
-	// Syncs is every subtask's sync-phase duration (barrier aligned to
-	// SyncDone, the subtask paused), in arrival order.
+	// Syncs is every keyed subtask's sync-phase duration (barrier aligned
+	// to SyncDone, the subtask paused: flush, maintenance round, listing),
+	// in arrival order. Subtasks without keyed state are left out: their
+	// sync phase only hands their extras on.
 	Syncs []time.Duration
 }
 
@@ -235,7 +237,9 @@ func (r *Run) next() (any, error) {
 			r.stats.Stalls++
 		}
 	case *evSynced:
-		r.stats.Syncs = append(r.stats.Syncs, m.took)
+		if m.keyed {
+			r.stats.Syncs = append(r.stats.Syncs, m.took)
+		}
 		r.stats.UploadedBytes += m.done.UploadBytes
 		r.stats.ReusedBytes += m.done.ReusedBytes
 	case *evFinished:
