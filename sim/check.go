@@ -6,7 +6,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"os"
 	"slices"
 	"sync"
 
@@ -180,6 +179,35 @@ func (c *checker) ack(run int, op string, idx int, m *barrier.Ack) {
 	s.acked[m.ID] = true
 }
 
+// declineTarget names a subtask of run that has not acknowledged checkpoint
+// id while some keyed subtask has: a decline from it aborts a checkpoint
+// that already registered reused files, the abort the reuse rule is most
+// fragile under.
+func (c *checker) declineTarget(run int, id barrier.CheckpointID) (string, int, bool) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	p := c.par[run]
+	keyedAcked := false
+	for i := range p {
+		keyedAcked = keyedAcked || c.sub(run, opKeyed, i).acked[id]
+	}
+	if !keyedAcked {
+		return "", 0, false
+	}
+	for _, o := range []string{opSource, opKeyed, opSink} {
+		n := p
+		if o == opSource {
+			n = 1
+		}
+		for i := range n {
+			if !c.sub(run, o, i).acked[id] {
+				return o, i, true
+			}
+		}
+	}
+	return "", 0, false
+}
+
 func (c *checker) reusable(s *subCheck, k barrier.FileKey) bool {
 	for id := range s.bases {
 		if d := c.meta[id]; d != nil && d.keys[k] {
@@ -280,11 +308,7 @@ func (b *checkedBlobs) Put(ctx context.Context, name string, r io.Reader) error 
 			b.env.check.mu.Unlock()
 		}
 	}
-	err = b.countErr(b.inner.Put(ctx, name, bytes.NewReader(data)))
-	if debugBlobs {
-		fmt.Fprintf(debugOut, "step %d: put %s -> %v\n", b.env.steps(), name, err)
-	}
-	return err
+	return b.countErr(b.inner.Put(ctx, name, bytes.NewReader(data)))
 }
 
 func (b *checkedBlobs) Delete(ctx context.Context, name string) error {
@@ -314,9 +338,6 @@ func (b *checkedBlobs) Delete(ctx context.Context, name string) error {
 		delete(b.docs, name)
 		b.mu.Unlock()
 	}
-	if debugBlobs {
-		fmt.Fprintf(debugOut, "step %d: delete %s -> %v\n", b.env.steps(), name, err)
-	}
 	return err
 }
 
@@ -334,9 +355,6 @@ func (b *checkedBlobs) List(ctx context.Context, prefix string) ([]barrier.BlobI
 	l, err := b.inner.List(ctx, prefix)
 	return l, b.countErr(err)
 }
-
-var debugBlobs = os.Getenv("SIMDEBUG") != ""
-var debugOut = os.Stderr
 
 func sortedKeys[K interface{ ~string }, V any](m map[K]V) []K {
 	ks := make([]K, 0, len(m))

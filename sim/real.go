@@ -24,6 +24,10 @@ func (e *env) runReal() Result {
 	e.newStores(table.NewLocalFileIO())
 	e.root = e.cfg.Dir
 	e.timeout = time.Minute
+	// No driver heals faults here: uploads get enough attempts that a
+	// checkpoint fails rarely, since a failure during a paimon sync phase
+	// fails the job over.
+	e.minAttempts = 6
 	e.logf("seed %d (real system): backend %s, %d events over %d keys, maxP %d, retain %d, concurrent %d",
 		e.cfg.Seed, e.backend, len(e.stream.events), e.keys, e.maxP, e.retain, e.maxConcurrent)
 	return e.result(e.driveReal(), 0)
@@ -40,6 +44,7 @@ func (e *env) driveReal() error {
 	if err != nil {
 		return err
 	}
+	failovers := 0
 	waitFor := func(n int) error {
 		for e.ext.committed() < n {
 			if _, err := prog.Next(); err != nil {
@@ -47,6 +52,16 @@ func (e *env) driveReal() error {
 			}
 			if err, _ := e.check.failed(); err != nil {
 				return err
+			}
+			if ferr := e.takeFailure(j.run); ferr != nil {
+				if failovers++; failovers > maxHealedFailovers {
+					return fmt.Errorf("liveness: %d failovers, the last: %w", failovers, ferr)
+				}
+				e.logf("operator failed: %v", ferr)
+				e.crashJob(j)
+				if j, err = e.startWithRetries(j.p); err != nil {
+					return err
+				}
 			}
 		}
 		return nil

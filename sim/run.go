@@ -15,6 +15,7 @@ import (
 
 	"github.com/lakestate/lakestate/actors"
 	"github.com/lakestate/lakestate/barrier"
+	"github.com/lakestate/lakestate/internal/plant"
 	"github.com/lakestate/lakestate/sim/faultblob"
 	"github.com/lakestate/lakestate/sim/faultfs"
 	"github.com/lakestate/lakestate/table"
@@ -48,6 +49,7 @@ type env struct {
 	jumpChance    float64
 	triggerEvery  int
 	pace          int
+	minAttempts   int // the uploader's fewest attempts per file
 	// paimon
 	retainSnapshots int
 	shapingBudget   int64
@@ -88,14 +90,23 @@ func (l *liveFaults) get() liveFaults { return *l }
 func newEnv(cfg Config) *env {
 	e := &env{cfg: cfg, rng: rand.New(rand.NewPCG(cfg.Seed, 0xd1ce)), faults: map[string]int{}, checkedSnapshots: map[string]int64{}}
 	r := e.rng
-	e.backend = cfg.Backends[r.IntN(len(cfg.Backends))]
+	if cfg.Backends == nil {
+		// Paimon seeds cost several times what memory seeds do: one in
+		// six runs on paimon by default.
+		e.backend = barrier.BackendMemory
+		if r.IntN(6) == 0 {
+			e.backend = barrier.BackendPaimon
+		}
+	} else {
+		e.backend = cfg.Backends[r.IntN(len(cfg.Backends))]
+	}
 	n := cfg.Events
 	if n <= 0 {
 		n = 400 + r.IntN(1200)
 		if e.backend == barrier.BackendPaimon {
 			// Every paimon checkpoint writes, rounds and lists four
 			// tables: fewer events keep a seed within a second or two.
-			n = 150 + r.IntN(350)
+			n = 80 + r.IntN(220)
 		}
 	}
 	e.keys = 8 + r.IntN(40)
@@ -109,6 +120,7 @@ func newEnv(cfg Config) *env {
 		e.timeout = time.Duration(2+r.IntN(40)) * time.Millisecond
 		e.jumpChance = 0.001 + r.Float64()*0.02
 	}
+	e.minAttempts = 2
 	e.triggerEvery = 5 + r.IntN(40)
 	e.pace = 1 + r.IntN(4)
 	// Each fault kind is on for a seed with some intensity, so that seeds
@@ -121,7 +133,7 @@ func newEnv(cfg Config) *env {
 		e.blobFaults.Landed = 0.5
 	}
 	if cfg.has(FaultFsyncEIO) {
-		e.fsFaults.SyncFailure = r.Float64() * 0.05
+		e.fsFaults.SyncFailure = r.Float64() * 0.01
 	}
 	if cfg.has(FaultENOSPC) {
 		e.fsFaults.Capacity = int64(64<<10 + r.IntN(1<<20))
@@ -133,7 +145,7 @@ func newEnv(cfg Config) *env {
 		e.pCrashProc = r.Float64() * 0.015
 	}
 	if cfg.has(FaultDecline) {
-		e.pDecline = r.Float64() * 0.03
+		e.pDecline = r.Float64() * 0.2
 	}
 	if cfg.has(FaultNotifyLost) {
 		e.live.notifyLost = r.Float64() * 0.3
@@ -170,9 +182,12 @@ func (e *env) logf(format string, args ...any) {
 
 func (e *env) operatorFailed(run int, err error) {
 	e.mu.Lock()
-	defer e.mu.Unlock()
 	if e.opFailed == nil {
 		e.opFailed, e.failRun = err, run
+	}
+	e.mu.Unlock()
+	if e.sim == nil && e.progressTo != nil {
+		e.sys.Send(e.progressTo, &progress{}) // wake the real system's driver
 	}
 }
 
@@ -219,6 +234,16 @@ func (e *env) nextParallelism(p int) int {
 // Run runs one seed of the workload and checks it.
 func Run(cfg Config) Result {
 	cfg = cfg.withDefaults()
+	bugs, err := plant.ParseList(cfg.Plant)
+	if err == nil {
+		var release func()
+		if release, err = plant.Enable(bugs); err == nil {
+			defer release()
+		}
+	}
+	if err != nil {
+		return Result{Seed: cfg.Seed, Err: err, Faults: map[string]int{}}
+	}
 	e := newEnv(cfg)
 	if cfg.Dir != "" {
 		return e.runReal()
@@ -317,8 +342,10 @@ func (e *env) drive() error {
 			e.sim.Crash(j.keyed[i].pids...)
 			failoverAt = e.sim.Steps() + uint64(e.rng.IntN(300))
 		case j.lastID != 0 && e.pDecline > 0 && e.rng.Float64() < e.pDecline:
-			e.count(FaultDecline)
-			e.sys.Send(j.coord, &barrier.Decline{ID: j.lastID, Operator: opKeyed, Subtask: e.rng.IntN(j.p), Err: errInjectedDecline})
+			if op, i, ok := e.check.declineTarget(j.run, j.lastID); ok {
+				e.count(FaultDecline)
+				e.sys.Send(j.coord, &barrier.Decline{ID: j.lastID, Operator: op, Subtask: i, Err: errInjectedDecline})
+			}
 		}
 	}
 	e.heal()
@@ -537,6 +564,10 @@ func (e *env) audit(j *job, q *barrier.Quiet, exact bool) error {
 // failure-free run's final state at a fresh parallelism.
 func (e *env) finalRestore(j *job) error {
 	e.crashJob(j)
+	e.fblob.SetFaults(faultblob.Faults{})
+	if e.ffs != nil {
+		e.ffs.SetFaults(faultfs.Faults{})
+	}
 	p := 1 + e.rng.IntN(min(3, e.maxP))
 	r, err := e.startCoordinator(p)
 	defer e.crashJob(r)

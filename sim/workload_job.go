@@ -74,7 +74,7 @@ func (e *env) startCoordinator(p int) (*job, error) {
 	j.pids = append(j.pids, j.probe.PID())
 	if j.uploader, err = e.spawn(j, e.name(j, "uploader", -1), barrier.NewUploader(e.sys, barrier.UploaderConfig{
 		Blobs: e.blobs, FileIO: e.fio, Parallelism: 1 + e.rng.IntN(4),
-		Retry: barrier.RetryPolicy{MaxAttempts: 2 + e.rng.IntN(3), Backoff: time.Millisecond, MaxBackoff: 8 * time.Millisecond},
+		Retry: barrier.RetryPolicy{MaxAttempts: e.minAttempts + e.rng.IntN(3), Backoff: time.Millisecond, MaxBackoff: 8 * time.Millisecond},
 	})); err != nil {
 		return nil, err
 	}
