@@ -6,6 +6,7 @@ import (
 	"io"
 	"path/filepath"
 	"testing"
+	"time"
 
 	"github.com/lakestate/lakestate/actors"
 	"github.com/lakestate/lakestate/compaction"
@@ -64,6 +65,7 @@ func BenchmarkBarrierSyncPaimon(b *testing.B) {
 				if err != nil {
 					b.Fatal(err)
 				}
+				p.SetWait(10 * time.Minute) // a 1M-row load on a busy machine
 				return p
 			}
 			coord, syncs := probe("coord"), probe("syncs")
