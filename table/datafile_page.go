@@ -188,7 +188,7 @@ func (d *DataFile) pageBytes(m *format.ColumnMetaData, off, size int64, sc *page
 // decodePage decodes page s of column c in group g onto dst. It returns
 // errFallback, having appended nothing, for pages it leaves to parquet-go.
 func (d *DataFile) decodePage(g *rowGroupInfo, c int, s pageSpan, dst *colVec, sc *pageScratch) error {
-	rows, defs, src, err := d.pageData(g, c, s, sc)
+	rows, defs, src, err := d.pageData(g, c, s, int(s.end-s.first), sc)
 	if err != nil {
 		return err
 	}
@@ -202,7 +202,10 @@ func (d *DataFile) decodePage(g *rowGroupInfo, c int, s pageSpan, dst *colVec, s
 // s of column c in group g to dst, converting only those. It returns
 // errFallback, having appended nothing, for pages it leaves to parquet-go.
 func (d *DataFile) decodePageRows(g *rowGroupInfo, c int, s pageSpan, sel []int32, dst *colVec, sc *pageScratch) error {
-	rows, defs, src, err := d.pageData(g, c, s, sc)
+	if len(sel) == 0 {
+		return nil
+	}
+	rows, defs, src, err := d.pageData(g, c, s, int(sel[len(sel)-1])+1, sc)
 	if err != nil {
 		return err
 	}
@@ -237,9 +240,9 @@ func (d *DataFile) decodePageRows(g *rowGroupInfo, c int, s pageSpan, sel []int3
 }
 
 // pageData reads page s of column c in group g: its row count, its
-// definition levels (nil when no row is null) and its non-null values, all
-// aliasing sc.
-func (d *DataFile) pageData(g *rowGroupInfo, c int, s pageSpan, sc *pageScratch) (int, []byte, pageValues, error) {
+// definition levels (nil when no row is null) and the non-null values of its
+// first upto rows, all aliasing sc.
+func (d *DataFile) pageData(g *rowGroupInfo, c int, s pageSpan, upto int, sc *pageScratch) (int, []byte, pageValues, error) {
 	m := d.chunkMeta(g, c)
 	h, body, err := d.pageBytes(m, s.off, s.size, sc)
 	if err != nil {
@@ -287,10 +290,19 @@ func (d *DataFile) pageData(g *rowGroupInfo, c int, s pageSpan, sc *pageScratch)
 			defs = sc.defs
 		}
 	}
+	need := min(upto, rows) // values of the rows wanted
+	if defs != nil {
+		need = 0
+		for _, x := range defs[:min(upto, rows)] {
+			if x == leaf.maxDef {
+				need++
+			}
+		}
+	}
 	src := pageValues{kind: leaf.kind}
 	switch h.encoding {
 	case encodingPlain:
-		if err := src.loadPlain(body, nonNull, leaf.typeLen, sc); err != nil {
+		if err := src.loadPlain(body, need, leaf.typeLen, sc); err != nil {
 			return 0, nil, pageValues{}, fmt.Errorf("page at %d: %w", s.off, err)
 		}
 	case encodingPlainDictionary, encodingRLEDictionary:
@@ -301,7 +313,7 @@ func (d *DataFile) pageData(g *rowGroupInfo, c int, s pageSpan, sc *pageScratch)
 		if len(body) < 1 || body[0] > 32 {
 			return 0, nil, pageValues{}, fmt.Errorf("page at %d: dictionary index width missing or above 32", s.off)
 		}
-		sc.idx = grow(sc.idx, nonNull)
+		sc.idx = grow(sc.idx, need)
 		if err := decodeHybrid(body[1:], int(body[0]), sc.idx); err != nil {
 			return 0, nil, pageValues{}, fmt.Errorf("page at %d: dictionary indexes: %w", s.off, err)
 		}
@@ -311,7 +323,7 @@ func (d *DataFile) pageData(g *rowGroupInfo, c int, s pageSpan, sc *pageScratch)
 			}
 		}
 		src = *dict.vals
-		src.idx, src.n = sc.idx, nonNull
+		src.idx, src.n = sc.idx, need
 	default:
 		return 0, nil, pageValues{}, errFallback
 	}
