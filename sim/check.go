@@ -221,9 +221,6 @@ func (c *checker) reusable(s *subCheck, k barrier.FileKey) bool {
 func (c *checker) completeDelivered(run int, op string, idx int, m *barrier.Complete) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	if m.Kind != barrier.KindCheckpoint {
-		return
-	}
 	p := c.par[run]
 	for _, o := range []string{opSource, opKeyed, opSink} {
 		n := p
@@ -238,6 +235,9 @@ func (c *checker) completeDelivered(run int, op string, idx int, m *barrier.Comp
 	}
 	if d := c.meta[m.ID]; d == nil || d.name != m.Metadata {
 		c.failLocked(fmt.Errorf("phase order: Complete(%d) names metadata %q that was never written", m.ID, m.Metadata))
+	}
+	if m.Kind != barrier.KindCheckpoint {
+		return // a savepoint is never a reuse base, nor what a recovery restores
 	}
 	s := c.sub(run, op, idx)
 	if s.acked[m.ID] {

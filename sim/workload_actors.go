@@ -63,7 +63,7 @@ func (a *sourceActor) Receive(ctx actor.Context) {
 		a.env.check.barrierSent(a.run, opSource, 0, m.ID)
 		ctx.Send(a.storeAc, &barrier.Barrier{ID: m.ID, Kind: m.Kind, Extras: map[string][]byte{extraSource: encodeOffset(a.off)}, ReplyTo: ctx.Self()})
 		for _, k := range a.keyed {
-			ctx.Send(k, &streamBarrier{id: m.ID})
+			ctx.Send(k, &streamBarrier{id: m.ID, kind: m.Kind})
 		}
 	}
 }
@@ -139,7 +139,7 @@ func (a *keyedActor) handle(ctx actor.Context, m any) {
 		ctx.Send(a.sink, m)
 		a.env.check.barrierSent(a.run, opKeyed, a.idx, m.id)
 		a.syncing = m.id
-		ctx.Send(a.storeAc, &barrier.Barrier{ID: m.id, Kind: barrier.KindCheckpoint, Store: a.op.store, ReplyTo: ctx.Self()})
+		ctx.Send(a.storeAc, &barrier.Barrier{ID: m.id, Kind: m.kind, Store: a.op.store, ReplyTo: ctx.Self()})
 	}
 }
 
@@ -175,7 +175,7 @@ func (a *sinkActor) Receive(ctx actor.Context) {
 			a.cur = nil
 		}
 		a.env.check.barrierSent(a.run, opSink, a.idx, m.id)
-		ctx.Send(a.storeAc, &barrier.Barrier{ID: m.id, Kind: barrier.KindCheckpoint, Extras: map[string][]byte{extraSink: encodeTxns(a.pending)}, ReplyTo: ctx.Self()})
+		ctx.Send(a.storeAc, &barrier.Barrier{ID: m.id, Kind: m.kind, Extras: map[string][]byte{extraSink: encodeTxns(a.pending)}, ReplyTo: ctx.Self()})
 	case *barrier.Complete:
 		if m.Kind != barrier.KindCheckpoint {
 			return
@@ -227,7 +227,13 @@ func (a *jobActor) Receive(ctx actor.Context) {
 		if !a.on {
 			return
 		}
-		ctx.Request(a.coord, &barrier.Trigger{Kind: barrier.KindCheckpoint})
+		// Now and then a savepoint: it uploads everything, shares nothing,
+		// and its completion must not move any store's reuse base.
+		kind := barrier.KindCheckpoint
+		if a.rng.IntN(8) == 0 {
+			kind = barrier.KindSavepoint
+		}
+		ctx.Request(a.coord, &barrier.Trigger{Kind: kind})
 		a.sys.Clock().SendAfter(time.Duration(1+a.rng.IntN(a.every))*time.Millisecond, ctx.Self(), &triggerTick{})
 	case *barrier.Triggered:
 		if m.Err == nil {

@@ -13,7 +13,10 @@ type (
 	events struct{ batch []event }
 	// streamBarrier is checkpoint ID's barrier flowing with the records:
 	// source → keyed subtask → sink subtask.
-	streamBarrier struct{ id barrier.CheckpointID }
+	streamBarrier struct {
+		id   barrier.CheckpointID
+		kind barrier.Kind
+	}
 	// outputs carries output records from a keyed subtask to its sink.
 	outputs struct{ recs []record }
 	// sourceTick paces the source.
@@ -39,5 +42,5 @@ func (m *events) Trace() string {
 	}
 	return fmt.Sprintf("off=%d n=%d", m.batch[0].Off, len(m.batch))
 }
-func (m *streamBarrier) Trace() string { return fmt.Sprintf("id=%d", m.id) }
+func (m *streamBarrier) Trace() string { return fmt.Sprintf("id=%d %s", m.id, m.kind) }
 func (m *outputs) Trace() string       { return fmt.Sprintf("n=%d", len(m.recs)) }
