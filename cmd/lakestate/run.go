@@ -1,9 +1,12 @@
 package main
 
 import (
+	"encoding/json"
+	"errors"
 	"flag"
 	"fmt"
 	"io"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"slices"
@@ -71,12 +74,18 @@ func runJob(args []string, stdout io.Writer) error {
 	cfg.NumEvents = *events
 	cfg.Seed = *seed
 	jobDir := filepath.Join(*dir, q.Name)
+	input := runInput{Events: *events, Seed: *seed, Splits: runSplits}
 	if *restore == "" {
 		// A fresh run starts over: no checkpoint of an earlier run is
 		// restored or kept, and its output goes.
 		if err := os.RemoveAll(jobDir); err != nil {
 			return err
 		}
+		if err := input.save(jobDir); err != nil {
+			return err
+		}
+	} else if err := input.check(jobDir); err != nil {
+		return err
 	}
 	log, err := runtime.OpenTxnLog(filepath.Join(jobDir, "output"))
 	if err != nil {
@@ -225,6 +234,49 @@ func referenceOutput(name string, cfg nexmark.Config, splits int) (nexmark.Outpu
 		return nil, err
 	}
 	return rq.Reference(events), nil
+}
+
+// runInput is what a run's input depends on. A resumed run must read the
+// same input as the run it resumes, or its source offsets would point into
+// other events; it is kept in the job's directory.
+type runInput struct {
+	Events int64  `json:"events"`
+	Seed   uint64 `json:"seed"`
+	Splits int    `json:"splits"`
+}
+
+const runInputFile = "input.json"
+
+func (in runInput) save(jobDir string) error {
+	if err := os.MkdirAll(jobDir, 0o755); err != nil {
+		return err
+	}
+	b, err := json.Marshal(in)
+	if err != nil {
+		return err
+	}
+	return os.WriteFile(filepath.Join(jobDir, runInputFile), b, 0o644)
+}
+
+// check refuses to resume a run of other input.
+func (in runInput) check(jobDir string) error {
+	name := filepath.Join(jobDir, runInputFile)
+	b, err := os.ReadFile(name)
+	if errors.Is(err, fs.ErrNotExist) {
+		return fmt.Errorf("nothing to resume in %s: no earlier run of this query", jobDir)
+	}
+	if err != nil {
+		return err
+	}
+	var was runInput
+	if err := json.Unmarshal(b, &was); err != nil {
+		return fmt.Errorf("%s: %w", name, err)
+	}
+	if was != in {
+		return usagef("--restore resumes a run of --events %d --seed %d (%d splits); this one asks for --events %d --seed %d",
+			was.Events, was.Seed, was.Splits, in.Events, in.Seed)
+	}
+	return nil
 }
 
 // runSource counts the events the run reads and holds every split at an

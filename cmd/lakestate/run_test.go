@@ -53,6 +53,19 @@ func TestRunKillAndRestore(t *testing.T) {
 	}
 }
 
+// A resumed run must read the input of the run it resumes.
+func TestRunRestoreOtherInput(t *testing.T) {
+	dir := t.TempDir()
+	var out, errb bytes.Buffer
+	args := []string{"run", "--events", "4000", "--checkpoint-interval", "0", "--dir", dir, "--kill-after-events", "2000"}
+	if code := run(args, &out, &errb); code != 0 {
+		t.Fatalf("first run: exit %d\n%s%s", code, out.String(), errb.String())
+	}
+	if code := run([]string{"run", "--events", "5000", "--dir", dir, "--restore", "latest"}, &out, &errb); code != 2 {
+		t.Fatalf("resume with other --events: exit %d, want 2 (usage)\n%s", code, errb.String())
+	}
+}
+
 // --restore latest without a checkpoint fails instead of starting over.
 func TestRunRestoreWithoutCheckpoint(t *testing.T) {
 	var out, errb bytes.Buffer
