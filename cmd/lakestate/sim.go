@@ -76,13 +76,6 @@ func runSim(args []string, stdout io.Writer, eng simEngine) error {
 	if err != nil {
 		return err
 	}
-	if opts.plant != nil {
-		release, err := plant.Enable(opts.plant)
-		if err != nil {
-			return err
-		}
-		defer release()
-	}
 	sum, err := sweep(opts, eng, stdout, isTerminal(stdout))
 	if err != nil {
 		return err

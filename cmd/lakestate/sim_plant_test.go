@@ -35,7 +35,7 @@ func TestPlantedBugsAreCaught(t *testing.T) {
 			cfg := seedConfig{Steps: 3000, Events: 150, Faults: pc.faults, Backends: []string{"paimon"}, Plant: []string{pc.bug.String()}}
 			for seed := uint64(1); seed <= maxPlantedSeeds; seed++ {
 				cfg.Seed = seed
-				planted := runPlanted(t, eng, cfg, pc.bug)
+				planted := safeRun(eng.run, cfg)
 				if planted.OK || !strings.Contains(planted.Err.Error(), pc.signature) {
 					continue
 				}
@@ -51,14 +51,4 @@ func TestPlantedBugsAreCaught(t *testing.T) {
 			t.Fatalf("%v not caught in %d seeds (%s)", pc.bug, maxPlantedSeeds, replayCommand(cfg))
 		})
 	}
-}
-
-func runPlanted(t *testing.T, eng simEngine, cfg seedConfig, bug plant.Bug) seedResult {
-	t.Helper()
-	release, err := plant.Enable([]plant.Bug{bug})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer release()
-	return safeRun(eng.run, cfg)
 }

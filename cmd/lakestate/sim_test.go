@@ -11,8 +11,6 @@ import (
 	"strings"
 	"sync/atomic"
 	"testing"
-
-	"github.com/lakestate/lakestate/internal/plant"
 )
 
 var testFaults = []string{"crash-process", "upload-fail", "timeout", "decline"}
@@ -161,19 +159,20 @@ func TestSimPanicFailsOnlyItsSeed(t *testing.T) {
 	}
 }
 
-func TestSimPlantsBugsForTheSweep(t *testing.T) {
+func TestSimPassesPlantedBugsToEveryRun(t *testing.T) {
 	eng := fakeEngine()
-	var planted []bool
+	var planted [][]string
 	eng.run = func(c seedConfig) seedResult {
-		planted = append(planted, plant.On(plant.SkipBarrierRound))
+		planted = append(planted, c.Plant)
 		return seedResult{OK: true}
 	}
 	var out bytes.Buffer
-	if err := runSim([]string{"--plant", "skip-dv-round", "--parallel", "1"}, &out, eng); err != nil {
+	if err := runSim([]string{"--seeds", "2", "--plant", "two-compactors,skip-dv-round", "--parallel", "1"}, &out, eng); err != nil {
 		t.Fatal(err)
 	}
-	if !slices.Equal(planted, []bool{true}) || plant.On(plant.SkipBarrierRound) {
-		t.Fatalf("planted during the run %v, after it %v", planted, plant.On(plant.SkipBarrierRound))
+	want := []string{"skip-dv-round", "two-compactors"}
+	if len(planted) != 2 || !slices.Equal(planted[0], want) || !slices.Equal(planted[1], want) {
+		t.Fatalf("runs planted %v, want %v each", planted, want)
 	}
 }
 
