@@ -115,6 +115,7 @@ func newProbeBench(b *testing.B, n int, levels []levelSpec, codec string) *probe
 			}
 		}
 	}
+	waitCompactionsDone(db)
 	v, err := NewView(ViewInput{FIO: fio, Schema: s, Files: entries, BucketDir: func([]byte, int32) (string, error) { return dir, nil },
 		DeletionVectors: map[BucketKey]map[string]*roaring.Bitmap{{Partition: string(EmptyBinaryRow())}: dvs}})
 	if err != nil {
@@ -122,6 +123,23 @@ func newProbeBench(b *testing.B, n int, levels []levelSpec, codec string) *probe
 	}
 	b.Cleanup(func() { v.Close() })
 	return &probeBench{view: v, db: db, keys: all}
+}
+
+// waitCompactionsDone waits until Pebble has no compaction running or due,
+// so that its background work does not land in the CPU time of whichever
+// side a benchmark times first (the CPU clock is per process).
+func waitCompactionsDone(db *pebble.DB) {
+	idle, last := 0, int64(-1)
+	for idle < 5 {
+		m := db.Metrics()
+		if m.Compact.NumInProgress == 0 && m.Compact.Count == last {
+			idle++
+		} else {
+			idle = 0
+		}
+		last = m.Compact.Count
+		time.Sleep(20 * time.Millisecond)
+	}
 }
 
 // probeSets are sets of k random live keys, each sorted by (kg, key).
