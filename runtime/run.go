@@ -42,9 +42,10 @@ type Options struct {
 	// Backend makes the subtask stores; default MemoryBackend().
 	Backend StateBackend
 	// Dir holds the job's local files: each subtask's state and checkpoint
-	// directories under Dir/<Name>/local (removed when the next run starts)
-	// and, unless Blobs is set, the checkpoints under Dir/<Name>/checkpoints.
-	// Default: a temporary directory removed when the run ends.
+	// directories under Dir/<Name>/local (removed when the run finishes or
+	// the next run starts) and, unless Blobs is set, the checkpoints under
+	// Dir/<Name>/checkpoints. Default: a temporary directory removed when
+	// the run ends.
 	Dir string
 	// Blobs is where checkpoints live; default a local directory store
 	// (barrier/blobdir) under Dir.
@@ -138,8 +139,8 @@ func Start(sys *actors.System, g *Graph, opts Options) (*Run, error) {
 	}
 	r := &Run{sys: sys, opts: opts}
 	if opts.Dir == "" {
-		if opts.RestoreLatest {
-			return nil, fmt.Errorf("run %s: a restore needs Options.Dir", opts.Name)
+		if opts.RestoreLatest && opts.Blobs == nil {
+			return nil, fmt.Errorf("run %s: a restore needs the checkpoints of an earlier run: Options.Dir or Options.Blobs", opts.Name)
 		}
 		if r.tmp, err = os.MkdirTemp("", "lakestate-"+opts.Name+"-*"); err != nil {
 			return nil, err
