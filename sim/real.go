@@ -33,11 +33,17 @@ func (e *env) runReal() Result {
 	return e.result(e.driveReal(), 0)
 }
 
+// realWait bounds each wait of the real system's driver for a message: long,
+// since a loaded machine (the race detector, parallel test binaries) slows
+// everything, and a checkpoint may need its whole timeout to resolve.
+const realWait = 3 * time.Minute
+
 func (e *env) driveReal() error {
 	prog, err := actors.NewProbe(e.sys, "progress")
 	if err != nil {
 		return err
 	}
+	prog.SetWait(realWait)
 	e.progressTo = prog.PID()
 	p := e.firstParallelism()
 	j, err := e.startWithRetries(p)
@@ -103,6 +109,7 @@ func (e *env) stopActors(pids []*actor.PID) {
 	if err != nil {
 		return
 	}
+	w.SetWait(realWait)
 	for _, pid := range pids {
 		w.Watch(pid)
 		e.sys.Stop(pid)

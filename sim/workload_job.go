@@ -71,6 +71,9 @@ func (e *env) startCoordinator(p int) (*job, error) {
 	if j.probe, err = actors.NewProbe(e.sys, e.name(j, "driver", -1)); err != nil {
 		return nil, err
 	}
+	if e.sim == nil {
+		j.probe.SetWait(realWait)
+	}
 	j.pids = append(j.pids, j.probe.PID())
 	if j.uploader, err = e.spawn(j, e.name(j, "uploader", -1), barrier.NewUploader(e.sys, barrier.UploaderConfig{
 		Blobs: e.blobs, FileIO: e.fio, Parallelism: 1 + e.rng.IntN(4),
