@@ -89,12 +89,12 @@ type shrunkLine struct {
 }
 
 type summaryLine struct {
-	Seeds         uint64         `json:"seeds"`
-	Passed        uint64         `json:"passed"`
-	Failed        []uint64       `json:"failed"`
-	Seconds       float64        `json:"seconds"`
-	SeedsPerMin   float64        `json:"seeds_per_min"`
-	FaultsInjects map[string]int `json:"faults_injected"`
+	Seeds          uint64         `json:"seeds"`
+	Passed         uint64         `json:"passed"`
+	Failed         []uint64       `json:"failed"`
+	Seconds        float64        `json:"seconds"`
+	SeedsPerMin    float64        `json:"seeds_per_min"`
+	FaultsInjected map[string]int `json:"faults_injected"`
 }
 
 func (r *simReporter) seed(o seedOutcome) error {
@@ -150,7 +150,7 @@ func (r *simReporter) summary(s sweepSummary) error {
 			failed = []uint64{}
 		}
 		return writeJSON(r.w, summaryLine{Seeds: s.ran, Passed: s.ran - uint64(len(s.failed)), Failed: failed,
-			Seconds: s.elapsed.Seconds(), SeedsPerMin: s.seedsPerMinute(), FaultsInjects: s.faults})
+			Seconds: s.elapsed.Seconds(), SeedsPerMin: s.seedsPerMinute(), FaultsInjected: s.faults})
 	}
 	verdict := "all passed"
 	if n := len(s.failed); n > 0 {
