@@ -68,9 +68,8 @@ func (noPebble) pebbleOptions(taskDirs) subtask.PebbleOptions { return subtask.P
 func (noPaimon) paimonOptions() subtask.PaimonOptions         { return subtask.PaimonOptions{} }
 func (noPaimon) maintenance() compaction.Config               { return compaction.Config{} }
 
-func (memoryBackend) Name() string                                 { return barrier.BackendMemory }
-func (memoryBackend) open(taskDirs) (subtask.Backend, error)       { return subtask.NewMemory(), nil }
-func (memoryBackend) pebbleOptions(taskDirs) subtask.PebbleOptions { return subtask.PebbleOptions{} }
+func (memoryBackend) Name() string                           { return barrier.BackendMemory }
+func (memoryBackend) open(taskDirs) (subtask.Backend, error) { return subtask.NewMemory(), nil }
 
 // PebbleBackend keeps subtask state in one Pebble database per subtask and
 // checkpoints it by flush plus Pebble's hard-link checkpoint. The run sets
