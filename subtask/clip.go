@@ -13,14 +13,19 @@ import (
 // the store must hold nothing yet. Sources are the restored stores of the old
 // subtasks, whose key-group ranges are disjoint.
 //
-// On the paimon backend the clip commits level-0 files; the barrier's
-// maintenance round and a Repin must run before the first read.
+// Between paimon backends the rows move as Arrow batches, merged by key
+// (see clipPaimon). On the paimon backend the clip commits level-0 files;
+// the barrier's maintenance round and a Repin must run before the first
+// read.
 func (s *Store) Clip(sources []Backend, r keygroup.Range) error {
 	if s.Buffered() != 0 {
 		return fmt.Errorf("clip into a store with %d buffered keys", s.Buffered())
 	}
 	if r.IsEmpty() {
 		return nil
+	}
+	if srcs, ok := paimonSources(s.backend, sources); ok {
+		return s.clipPaimon(srcs, r)
 	}
 	from, to := keyGroupBound(int32(r.Start)), keyGroupBound(int32(r.End+1))
 	req := commitRequest{id: s.lastID, nowMillis: s.now, writes: make([]tableWrite, len(s.states))}
@@ -55,4 +60,20 @@ func (s *Store) Clip(sources []Backend, r keygroup.Range) error {
 		return fmt.Errorf("clip: %w", err)
 	}
 	return nil
+}
+
+// paimonSources returns the sources of a clip from paimon backends into a
+// paimon backend.
+func paimonSources(dst Backend, sources []Backend) ([]*PaimonBackend, bool) {
+	if _, ok := dst.(*PaimonBackend); !ok {
+		return nil, false
+	}
+	srcs := make([]*PaimonBackend, len(sources))
+	for i, b := range sources {
+		var ok bool
+		if srcs[i], ok = b.(*PaimonBackend); !ok {
+			return nil, false
+		}
+	}
+	return srcs, true
 }

@@ -9,6 +9,7 @@ import (
 	"strings"
 
 	"github.com/RoaringBitmap/roaring/v2"
+	"github.com/apache/arrow-go/v18/arrow"
 
 	"github.com/lakestate/lakestate/table"
 )
@@ -261,9 +262,15 @@ func (t *paimonTable) write(rows []mutation, nowMillis int64) error {
 		return err
 	}
 	defer rec.Release()
+	return t.commitRecord(rec, kinds, nowMillis)
+}
+
+// commitRecord commits full rows (codec schema) as one APPEND snapshot and
+// pins it.
+func (t *paimonTable) commitRecord(rec arrow.Record, kinds []table.ValueKind, nowMillis int64) error {
 	res, err := t.t.WriteAndCommit(rec, kinds, table.CommitInfo{User: t.b.opts.CommitUser, Identifier: t.nextIdent, TimeMillis: nowMillis})
 	if err != nil {
-		return fmt.Errorf("paimon backend: table %q: commit of %d rows: %w", t.l.Name, len(rows), err)
+		return fmt.Errorf("paimon backend: table %q: commit of %d rows: %w", t.l.Name, rec.NumRows(), err)
 	}
 	t.nextIdent++
 	return t.pin(res.SnapshotID)
