@@ -8,6 +8,7 @@ import (
 	"sync"
 	"sync/atomic"
 	"time"
+	"weak"
 
 	"github.com/asynkron/protoactor-go/actor"
 
@@ -182,10 +183,11 @@ func Start(sys *actors.System, g *Graph, opts Options) (*Run, error) {
 // it, so that a message addressed to a task of an ended run (a commit result
 // or a poll timer still on its way) never reaches the same-named task of the
 // next run.
-var runNumbers sync.Map // *actors.System → *atomic.Int64
+// The key is weak, so that a closed system can be collected.
+var runNumbers sync.Map // weak.Pointer[actors.System] → *atomic.Int64
 
 func nextRun(sys *actors.System) int64 {
-	n, _ := runNumbers.LoadOrStore(sys, new(atomic.Int64))
+	n, _ := runNumbers.LoadOrStore(weak.Make(sys), new(atomic.Int64))
 	return n.(*atomic.Int64).Add(1)
 }
 
