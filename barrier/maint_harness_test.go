@@ -1,6 +1,7 @@
 package barrier_test
 
 import (
+	"context"
 	"crypto/rand"
 	"fmt"
 	"io"
@@ -46,6 +47,8 @@ type maintConfig struct {
 	trace io.Writer
 	// ttl is the value state's TTL in milliseconds.
 	ttl int64
+	// restore restores the job from this checkpoint.
+	restore *barrier.Metadata
 }
 
 func startMaintJob(t testing.TB, blobs *memBlobs, fs *faultyFS, root string, cfg maintConfig) *maintJob {
@@ -95,6 +98,12 @@ func startMaintJob(t testing.TB, blobs *memBlobs, fs *faultyFS, root string, cfg
 	if j.recovered, err = actors.Expect[*barrier.Recovered](j.ctl); err != nil || j.recovered.Err != nil {
 		t.Fatalf("recover: %v %v", err, j.recovered)
 	}
+	var plans []barrier.SubtaskRestore
+	if cfg.restore != nil {
+		if plans, err = barrier.PlanRestore(cfg.restore, opID, c.parallelism); err != nil {
+			t.Fatal(err)
+		}
+	}
 	for i := range c.parallelism {
 		tk := &task{idx: i, kg: keygroup.RangeForSubtask(c.maxP, c.parallelism, i), syncs: probe(fmt.Sprintf("syncs-%d", i))}
 		dir, err := makeRunDir(root, i)
@@ -112,13 +121,27 @@ func startMaintJob(t testing.TB, blobs *memBlobs, fs *faultyFS, root string, cfg
 		if err != nil {
 			t.Fatal(err)
 		}
-		history, err := barrier.NewHistory(id)
-		if err != nil {
-			t.Fatal(err)
-		}
-		pb, err := subtask.OpenPaimon(filepath.Join(dir, "state", "paimon"), subtask.PaimonOptions{FileIO: fs, TableOptions: tableOpts})
-		if err != nil {
-			t.Fatal(err)
+		var history *barrier.History
+		var pb *subtask.PaimonBackend
+		var restored *barrier.RestoredStore
+		if cfg.restore != nil {
+			restored, err = barrier.RestoreSubtask(context.Background(), barrier.RestoreInput{
+				Metadata: cfg.restore, Plan: plans[i], Backend: barrier.BackendPaimon, Blobs: blobs, FileIO: fs,
+				Dir: filepath.Join(dir, "state"), Paimon: subtask.PaimonOptions{TableOptions: tableOpts}, BackendID: id,
+			})
+			if err != nil {
+				t.Fatal(err)
+			}
+			j.restored = append(j.restored, restored)
+			pb, history = restored.Backend.(*subtask.PaimonBackend), restored.History
+		} else {
+			if history, err = barrier.NewHistory(id); err != nil {
+				t.Fatal(err)
+			}
+			pb, err = subtask.OpenPaimon(filepath.Join(dir, "state", "paimon"), subtask.PaimonOptions{FileIO: fs, TableOptions: tableOpts})
+			if err != nil {
+				t.Fatal(err)
+			}
 		}
 		tk.backend = pb
 		j.backends = append(j.backends, pb)
@@ -133,6 +156,11 @@ func startMaintJob(t testing.TB, blobs *memBlobs, fs *faultyFS, root string, cfg
 			t.Fatal(err)
 		}
 		j.maps = append(j.maps, m)
+		if restored != nil {
+			if err := restored.Finish(tk.store, fs); err != nil {
+				t.Fatal(err)
+			}
+		}
 		maint := cfg.maint
 		maint.CheckInvariants = true
 		tk.pid, err = sys.Spawn(fmt.Sprintf("store-%d", i), barrier.NewStoreActor(sys, barrier.StoreConfig{

@@ -480,3 +480,57 @@ func TestPaimonAbortDuringRoundKeepsStoreReadable(t *testing.T) {
 	checkPaimonCheckpoint(t, j, c, base)
 	j.checkNoLeaks()
 }
+
+// Checkpoints the Store actor took restore (A2's RestoreSubtask): aligned,
+// the restored store reads every row and its first checkpoint references
+// the adopted files; rescaled to two subtasks, every row reads at its new
+// owner and checkpoints go on.
+func TestPaimonStoreActorCheckpointsRestore(t *testing.T) {
+	blobs, fs, root := newMemBlobs(), newFaultyFS(), t.TempDir()
+	j := startMaintJob(t, blobs, fs, root, maintConfig{jobConfig: jobConfig{retain: 2}})
+	want := map[int64]int64{}
+	for round := range int64(3) {
+		for k := range int64(150) {
+			if (k+round)%2 == 0 {
+				j.put(round*1000+k, k)
+				want[k] = round*1000 + k
+			}
+			j.putMap(k%4, k, round)
+		}
+		j.mustComplete(barrier.KindCheckpoint)
+	}
+	m := j.metadata(j.mustComplete(barrier.KindCheckpoint))
+	check := func(r *maintJob) {
+		t.Helper()
+		for k, v := range want {
+			if got := r.get(k)[0]; got != v {
+				t.Fatalf("restored key %d reads %d, want %d", k, got, v)
+			}
+		}
+		if got := r.getMap(1); len(got) != 150/4+1 || got[149] != 2 {
+			t.Fatalf("restored map entries of key 1: %v", got)
+		}
+	}
+	j.stop()
+
+	r := startMaintJob(t, blobs, fs, root, maintConfig{jobConfig: jobConfig{retain: 2}, restore: m})
+	check(r)
+	r.put(5000, 3)
+	want[3] = 5000
+	o := r.mustComplete(barrier.KindCheckpoint)
+	checkPaimonCheckpoint(t, r, o, fileSet(m, 0))
+	if o.syncs[0].Reused == 0 {
+		t.Fatal("the first checkpoint after an aligned restore reused nothing")
+	}
+	check(r)
+	m2 := r.metadata(o)
+	r.stop()
+
+	s := startMaintJob(t, blobs, fs, root, maintConfig{jobConfig: jobConfig{retain: 2, parallelism: 2}, restore: m2})
+	check(s)
+	s.put(6000, 4)
+	want[4] = 6000
+	s.mustComplete(barrier.KindCheckpoint)
+	check(s)
+	s.checkNoLeaks()
+}
