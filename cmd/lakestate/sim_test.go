@@ -230,3 +230,21 @@ func TestSimTwiceCatchesNondeterminism(t *testing.T) {
 		t.Fatalf("err %v\n%s", err, out.String())
 	}
 }
+
+func TestSimProgressBarWhenAsked(t *testing.T) {
+	var out bytes.Buffer
+	if err := runSim([]string{"--seeds", "4", "--progress", "--shrink=false", "--faults", "none"}, &out, fakeEngine()); err != nil {
+		t.Fatal(err)
+	}
+	text := out.String()
+	if !strings.Contains(text, "\r\033[K[") || !strings.Contains(text, "] 4/4 seeds  0 failed") {
+		t.Fatalf("no progress bar:\n%q", text)
+	}
+	// The bar is cleared before every line, so lines stay whole.
+	if last := text[strings.LastIndex(text, "\n")+1:]; last != "" {
+		t.Fatalf("output ends with %q after the summary", last)
+	}
+	if !strings.Contains(text, "\r\033[K4 seeds: all passed") {
+		t.Fatalf("the bar is not cleared before the summary:\n%q", text)
+	}
+}
