@@ -17,7 +17,11 @@
 // phase over the subtask's lent store: flush, listing, reuse decision against
 // the last confirmed checkpoint, hand-off to the uploader), with the
 // per-store reuse History and RestoreSubtask (aligned adoption or a
-// key-group clip) beside them. barrier imports subtask, never the reverse.
+// key-group clip) beside them. For a paimon store the Store actor also owns
+// each state table's maintenance: an agent per table runs its compaction
+// Maintainer and listing Lister, asks for the barrier's round and listing,
+// and keeps the table's pins (checkpoints in flight, the snapshot the
+// subtask reads). barrier imports subtask, never the reverse.
 //
 // The rules follow Flink's incremental checkpoints: a checkpoint references
 // (by placeholder) only files that a registered checkpoint uploaded; a
