@@ -91,14 +91,18 @@ func sweep(opts simOptions, eng simEngine, w io.Writer, tty bool) (sweepSummary,
 func runSeed(eng simEngine, cfg seedConfig, opts simOptions) seedOutcome {
 	start := time.Now()
 	res := safeRun(eng.run, cfg)
+	deterministic := true
 	if opts.twice && res.OK {
 		if again := safeRun(eng.run, cfg); again.TraceHash != res.TraceHash || !again.OK {
+			deterministic = false
 			res.OK = false
 			res.Err = fmt.Errorf("nondeterministic: the same seed traced %016x, then %016x (ok=%v, err=%v)", res.TraceHash, again.TraceHash, again.OK, again.Err)
 		}
 	}
 	o := seedOutcome{cfg: cfg, res: res, elapsed: time.Since(start)}
-	if !res.OK && opts.shrink && !opts.twice {
+	// Shrinking re-runs the seed and trusts each verdict, which a
+	// nondeterministic run does not earn.
+	if !res.OK && opts.shrink && deterministic {
 		s := shrinkFailure(func(c seedConfig) seedResult { return safeRun(eng.run, c) }, cfg, res)
 		o.shrunk = &s
 	}
