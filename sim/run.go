@@ -156,7 +156,7 @@ func newEnv(cfg Config) *env {
 	e.retainSnapshots = r.IntN(6)
 	e.shapingBudget = int64(r.IntN(3)) * 64 << 10
 	e.parMode = r.IntN(3)
-	e.ext = newExternal(func(err error) { e.check.fail(err) })
+	e.ext = newExternal(e.model.out, func(err error) { e.check.fail(err) })
 	return e
 }
 
@@ -592,21 +592,27 @@ func (e *env) finalRestore(j *job) error {
 	if err != nil {
 		return fmt.Errorf("final restore of checkpoint %d at p=%d: %w", r.from.ID, p, err)
 	}
-	for key := int64(0); key < int64(e.keys); key++ {
-		i := 0
-		for ; i < p; i++ {
-			if plans[i].KeyGroups.Contains(keyGroupOf(key, e.maxP)) {
-				break
-			}
-		}
-		got, err := tasks[i].op.stateOf(key)
-		if err != nil {
-			return fmt.Errorf("final restore: read key %d: %w", key, err)
-		}
-		if !sameState(got, e.model.keys[key]) {
-			return fmt.Errorf("exactly-once: key %d restored from checkpoint %d at p=%d holds %+v, the failure-free run ends with %+v", key, r.from.ID, p, got, e.model.keys[key])
-		}
+	if err := e.compareRestored(r.from, tasks, plans, len(e.stream.events)); err != nil {
+		return err
 	}
 	e.logf("final restore of checkpoint %d at p=%d matches the failure-free state", r.from.ID, p)
+	return nil
+}
+
+// compareRestored checks every key of the stores restored from checkpoint
+// from against the failure-free model after the first offset events.
+func (e *env) compareRestored(from *barrier.Metadata, tasks []*keyedTask, plans []barrier.SubtaskRestore, offset int) error {
+	want := runModel(&stream{events: e.stream.events[:offset]}).keys
+	for key := int64(0); key < int64(e.keys); key++ {
+		i := slices.IndexFunc(plans, func(pl barrier.SubtaskRestore) bool { return pl.KeyGroups.Contains(keyGroupOf(key, e.maxP)) })
+		got, err := tasks[i].op.stateOf(key)
+		if err != nil {
+			return fmt.Errorf("restore of checkpoint %d: read key %d: %w", from.ID, key, err)
+		}
+		if !sameState(got, want[key]) {
+			return fmt.Errorf("exactly-once: key %d restored from checkpoint %d at p=%d holds %+v, the failure-free run holds %+v after %d events",
+				key, from.ID, len(plans), got, want[key], offset)
+		}
+	}
 	return nil
 }

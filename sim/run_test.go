@@ -24,19 +24,53 @@ func envInt(name string, def int) int {
 }
 
 func failure(cfg Config, r Result) string {
-	return fmt.Sprintf("seed %d failed at step %d: %v\nreplay: go run ./cmd/lakestate sim --seed %d --steps %d\n%s",
-		r.Seed, r.Step, r.Err, r.Seed, cfg.Steps, strings.Join(r.Trace, "\n"))
+	replay := fmt.Sprintf("go run ./cmd/lakestate sim --seed %d --steps %d", r.Seed, cfg.Steps)
+	if cfg.Events > 0 {
+		replay += fmt.Sprintf(" --events %d", cfg.Events)
+	}
+	if cfg.Backends != nil {
+		replay += " --backends " + strings.Join(cfg.Backends, ",")
+	}
+	return fmt.Sprintf("seed %d failed at step %d: %v\nreplay: %s\n%s", r.Seed, r.Step, r.Err, replay, strings.Join(r.Trace, "\n"))
 }
 
-// ciSteps is the faulty phase of the CI sweep's seeds.
-const ciSteps = 5000
+// The CI sweep's seeds: a faulty phase of ciSteps and ciEvents events, on
+// the memory backend unless LAKESTATE_SIM_BACKENDS says otherwise (paimon
+// seeds cost several times more; TestPaimonSeeds runs a few).
+const (
+	ciSteps  = 3000
+	ciEvents = 300
+)
+
+func backendsEnv() []string {
+	if v := os.Getenv("LAKESTATE_SIM_BACKENDS"); v != "" {
+		return strings.Split(v, ",")
+	}
+	return []string{barrier.BackendMemory}
+}
 
 // TestSeeds runs the workload over 200 seeds with every fault kind, two
-// seeds at a time. LAKESTATE_SIM_SEEDS, LAKESTATE_SIM_FIRST and
-// LAKESTATE_SIM_STEPS widen the sweep.
+// seeds at a time. LAKESTATE_SIM_SEEDS, LAKESTATE_SIM_FIRST,
+// LAKESTATE_SIM_STEPS, LAKESTATE_SIM_EVENTS and LAKESTATE_SIM_BACKENDS
+// widen the sweep.
 func TestSeeds(t *testing.T) {
-	n, first := envInt("LAKESTATE_SIM_SEEDS", 200), envInt("LAKESTATE_SIM_FIRST", 1)
-	steps := envInt("LAKESTATE_SIM_STEPS", ciSteps)
+	steps, events, backends := envInt("LAKESTATE_SIM_STEPS", ciSteps), envInt("LAKESTATE_SIM_EVENTS", ciEvents), backendsEnv()
+	sweep(t, envInt("LAKESTATE_SIM_SEEDS", 200), envInt("LAKESTATE_SIM_FIRST", 1), func(seed uint64) Config {
+		return Config{Seed: seed, Steps: steps, Events: events, Backends: backends}
+	})
+}
+
+// TestPaimonSeeds runs a few short seeds on the paimon backend, where
+// files are shared between checkpoints, levels are compacted and the local
+// disk fails.
+func TestPaimonSeeds(t *testing.T) {
+	sweep(t, 10, 1, func(seed uint64) Config {
+		return Config{Seed: seed, Steps: 1500, Events: 60, Backends: []string{barrier.BackendPaimon}}
+	})
+}
+
+// sweep runs n seeds from first, two at a time.
+func sweep(t *testing.T, n, first int, config func(uint64) Config) {
 	start := time.Now()
 	seeds := make(chan uint64)
 	var mu sync.Mutex
@@ -46,7 +80,7 @@ func TestSeeds(t *testing.T) {
 	for range min(2, runtime.GOMAXPROCS(0)) {
 		wg.Go(func() {
 			for seed := range seeds {
-				cfg := Config{Seed: seed, Steps: steps}
+				cfg := config(seed)
 				r := Run(cfg)
 				mu.Lock()
 				if !r.OK {

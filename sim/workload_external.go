@@ -48,12 +48,13 @@ type external struct {
 	mu    sync.Mutex
 	txns  map[txnID]string
 	out   map[int64]string
+	want  []string // the failure-free output, by offset
 	dups  int
 	fault func(error)
 }
 
-func newExternal(fault func(error)) *external {
-	return &external{txns: map[txnID]string{}, out: map[int64]string{}, fault: fault}
+func newExternal(want []string, fault func(error)) *external {
+	return &external{txns: map[txnID]string{}, out: map[int64]string{}, want: want, fault: fault}
 }
 
 func (x *external) commit(t txn) {
@@ -73,8 +74,18 @@ func (x *external) commit(t txn) {
 			x.fault(fmt.Errorf("exactly-once: output of offset %d committed twice (transaction %+v; %q then %q)", r.Off, t.ID, prev, r.Text))
 			continue
 		}
+		if r.Off < 0 || r.Off >= int64(len(x.want)) || r.Text != x.want[r.Off] {
+			x.fault(fmt.Errorf("exactly-once: transaction %+v commits %q for offset %d, the failure-free run gives %q", t.ID, r.Text, r.Off, x.wantAt(r.Off)))
+		}
 		x.out[r.Off] = r.Text
 	}
+}
+
+func (x *external) wantAt(off int64) string {
+	if off < 0 || off >= int64(len(x.want)) {
+		return "(no such offset)"
+	}
+	return x.want[off]
 }
 
 func (x *external) committed() int {

@@ -177,6 +177,12 @@ func (e *env) startJob(p int) (*job, error) {
 	if err != nil {
 		return j, err
 	}
+	if from != nil {
+		if err := e.compareRestored(from, tasks, plans, int(offset)); err != nil {
+			e.check.fail(err)
+			return j, err
+		}
+	}
 	keyed := make([]*actor.PID, p)
 	for i, kt := range tasks {
 		storeAc, pids, err := e.spawnStore(j, opKeyed, i, histories[i], e.workDir(i))
