@@ -35,6 +35,7 @@ type checker struct {
 	// maxCompleted is the newest checkpoint whose completion was delivered:
 	// every later recovery must find it or a newer one.
 	maxCompleted barrier.CheckpointID
+	completed    map[barrier.CheckpointID]bool
 }
 
 type subKey struct {
@@ -60,7 +61,8 @@ type metaDoc struct {
 }
 
 func newChecker(stepOf func() uint64) *checker {
-	return &checker{stepOf: stepOf, subs: map[subKey]*subCheck{}, par: map[int]int{}, meta: map[barrier.CheckpointID]*metaDoc{}}
+	return &checker{stepOf: stepOf, subs: map[subKey]*subCheck{}, par: map[int]int{}, meta: map[barrier.CheckpointID]*metaDoc{},
+		completed: map[barrier.CheckpointID]bool{}}
 }
 
 // fail records a violation; the first one is the run's failure.
@@ -244,6 +246,15 @@ func (c *checker) completeDelivered(run int, op string, idx int, m *barrier.Comp
 		s.bases[m.ID] = true
 	}
 	c.maxCompleted = max(c.maxCompleted, m.ID)
+	c.completed[m.ID] = true
+}
+
+// completedCount is the number of checkpoints whose completion was
+// delivered somewhere.
+func (c *checker) completedCount() int {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return len(c.completed)
 }
 
 // checkedBlobs wraps the simulated blob store: it checks that no blob a

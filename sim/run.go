@@ -85,8 +85,6 @@ type liveFaults struct {
 	notifyLost, notifyLate float64
 }
 
-func (l *liveFaults) get() liveFaults { return *l }
-
 func newEnv(cfg Config) *env {
 	e := &env{cfg: cfg, rng: rand.New(rand.NewPCG(cfg.Seed, 0xd1ce)), faults: map[string]int{}, checkedSnapshots: map[string]int64{}}
 	r := e.rng
@@ -265,7 +263,7 @@ func (e *env) result(err error, step uint64) Result {
 	if e.sim != nil {
 		res.TraceHash, res.Steps = e.sim.TraceHash(), e.sim.Steps()
 	}
-	res.Checkpoints = len(e.check.meta)
+	res.Checkpoints = e.check.completedCount()
 	res.OK, res.Err, res.Step = err == nil, err, step
 	if err != nil {
 		res.Trace = append(res.Trace, fmt.Sprintf("step %d: FAIL %v", step, err))

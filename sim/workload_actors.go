@@ -13,7 +13,6 @@ import (
 	"github.com/lakestate/lakestate/actors"
 	"github.com/lakestate/lakestate/barrier"
 	"github.com/lakestate/lakestate/keygroup"
-	"github.com/lakestate/lakestate/subtask"
 )
 
 // Extras keys of the workload's subtasks.
@@ -202,16 +201,15 @@ func (a *sinkActor) notify(ctx actor.Context) {
 // jobActor triggers checkpoints at random intervals and receives the
 // coordinator's TriggerCheckpoint for the source.
 type jobActor struct {
-	sys      *actors.System
-	coord    *actor.PID
-	source   *actor.PID
-	rng      *rand.Rand
-	every    int // max interval between triggers, ms
-	on       bool
-	pending  map[barrier.CheckpointID]bool
-	idleTo   *actor.PID
-	lastID   *barrier.CheckpointID // shared with the driver (decline faults)
-	complete *int                  // completions seen, shared with the driver
+	sys     *actors.System
+	coord   *actor.PID
+	source  *actor.PID
+	rng     *rand.Rand
+	every   int // max interval between triggers, ms
+	on      bool
+	pending map[barrier.CheckpointID]bool
+	idleTo  *actor.PID
+	lastID  *barrier.CheckpointID // shared with the simulation's driver (decline faults)
 }
 
 func (a *jobActor) Receive(ctx actor.Context) {
@@ -244,9 +242,6 @@ func (a *jobActor) Receive(ctx actor.Context) {
 		ctx.Send(a.source, m)
 	case *barrier.Complete:
 		delete(a.pending, m.ID)
-		if m.Kind == barrier.KindCheckpoint {
-			*a.complete++
-		}
 		a.maybeIdle(ctx)
 	case *barrier.Aborted:
 		delete(a.pending, m.ID)
@@ -341,12 +336,6 @@ func (a *storeTap) Receive(ctx actor.Context) {
 		// Everything the tap took before is forwarded already.
 		ctx.Respond(&barrier.Drained{})
 	}
-}
-
-// stores of one job run that the driver reads after a restore.
-type keyedStore struct {
-	backend subtask.Backend
-	op      *operator
 }
 
 // ticker keeps a few short timers pending at all times, so that a timer

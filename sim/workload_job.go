@@ -2,7 +2,6 @@ package sim
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"math/rand/v2"
 	"path"
@@ -36,7 +35,6 @@ type job struct {
 	from     *barrier.Metadata // the checkpoint the run restored
 	restored []*barrier.RestoredStore
 	lastID   barrier.CheckpointID
-	complete int
 }
 
 // keyedTask is a keyed subtask's pieces, for crashes and the final check.
@@ -81,7 +79,7 @@ func (e *env) startCoordinator(p int) (*job, error) {
 	})); err != nil {
 		return nil, err
 	}
-	jobAc := &jobActor{sys: e.sys, every: e.triggerEvery, lastID: &j.lastID, complete: &j.complete}
+	jobAc := &jobActor{sys: e.sys, every: e.triggerEvery, lastID: &j.lastID}
 	if j.jobAc, err = e.spawn(j, e.name(j, "job", -1), func() actor.Actor { return jobAc }); err != nil {
 		return nil, err
 	}
@@ -353,5 +351,3 @@ func (j *job) release() {
 		r.Close()
 	}
 }
-
-var errJobFailed = errors.New("job failed")
