@@ -14,10 +14,40 @@ import (
 	"testing"
 )
 
-// reader is one implementation that prints a table as sorted JSONL.
+// reader is one implementation that prints a table as sorted JSONL; given
+// several tables, one process prints each one's rows after a line "# DIR".
 type reader struct {
 	name string
-	read func(t *testing.T, dir string) string
+	read func(t *testing.T, dirs ...string) string
+}
+
+// readEach reads several tables in one run of a reader and returns each
+// table's output by directory.
+func (r reader) readEach(t *testing.T, dirs []string) map[string]string {
+	t.Helper()
+	out := r.read(t, dirs...)
+	if len(dirs) == 1 {
+		return map[string]string{dirs[0]: out}
+	}
+	tables := map[string]string{}
+	dir := ""
+	for _, line := range strings.SplitAfter(out, "\n") {
+		if header, ok := strings.CutPrefix(line, "# "); ok {
+			dir = strings.TrimSuffix(header, "\n")
+			tables[dir] = ""
+			continue
+		}
+		if dir == "" && line != "" {
+			t.Fatalf("%s: output starts with %q, not a table header", r.name, line)
+		}
+		tables[dir] += line
+	}
+	for _, d := range dirs {
+		if _, ok := tables[d]; !ok {
+			t.Fatalf("%s printed no rows section for %s", r.name, d)
+		}
+	}
+	return tables
 }
 
 // harness locates what interop/setup.sh installed.
@@ -95,14 +125,14 @@ func (h *harness) java(t *testing.T, version string, args ...string) string {
 func (h *harness) paimonReaders() []reader {
 	var rs []reader
 	for _, v := range h.javaVersions {
-		rs = append(rs, reader{"java-paimon-" + v, func(t *testing.T, dir string) string {
-			return h.java(t, v, "read", dir)
+		rs = append(rs, reader{"java-paimon-" + v, func(t *testing.T, dirs ...string) string {
+			return h.java(t, v, append([]string{"read"}, dirs...)...)
 		}})
 	}
 	for _, p := range h.pythons {
 		script := filepath.Join(h.interopDir, "python", "read_table.py")
-		rs = append(rs, reader{p.name, func(t *testing.T, dir string) string {
-			return run(t, p.python, script, dir)
+		rs = append(rs, reader{p.name, func(t *testing.T, dirs ...string) string {
+			return run(t, p.python, append([]string{script}, dirs...)...)
 		}})
 	}
 	return rs
@@ -118,6 +148,13 @@ var lakestateCLI struct {
 // lakestateRead prints a table through `lakestate inspect table`, or skips the
 // test while the CLI cannot inspect tables yet.
 func (h *harness) lakestateRead(t *testing.T, dir string) string {
+	t.Helper()
+	return run(t, h.lakestate(t), "inspect", "table", dir, "--format", "jsonl")
+}
+
+// lakestate builds the lakestate command once and returns its path, or skips
+// the test while the CLI cannot inspect tables yet.
+func (h *harness) lakestate(t *testing.T) string {
 	t.Helper()
 	c := &lakestateCLI
 	c.once.Do(func() {
@@ -145,7 +182,7 @@ func (h *harness) lakestateRead(t *testing.T, dir string) string {
 	if c.err != nil {
 		t.Fatal(c.err)
 	}
-	return run(t, c.path, "inspect", "table", dir, "--format", "jsonl")
+	return c.path
 }
 
 var errNoInspect = errors.New("lakestate has no inspect table command")

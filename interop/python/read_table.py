@@ -1,6 +1,6 @@
 """Print every row of a Paimon table, as pypaimon reads it, as sorted JSONL.
 
-Usage: read_table.py TABLE_DIR
+Usage: read_table.py TABLE_DIR...   (with several tables, each one's rows follow a line "# TABLE_DIR")
 
 The rendering is the one `lakestate inspect table --format jsonl` uses, so the outputs compare as
 text: one JSON object per row with the user columns in schema order, Go's encoding/json layout
@@ -177,13 +177,15 @@ def open_table(path):
 
 
 def main(argv):
-    if len(argv) != 2:
-        sys.stderr.write("usage: read_table.py TABLE_DIR\n")
+    if len(argv) < 2:
+        sys.stderr.write("usage: read_table.py TABLE_DIR...\n")
         return 2
-    table = open_table(argv[1])
     out = sys.stdout.buffer
-    for line in render_rows(table):
-        out.write(line.encode("utf-8") + b"\n")
+    for path in argv[1:]:
+        if len(argv) > 2:
+            out.write(b"# " + path.encode("utf-8") + b"\n")
+        for line in render_rows(open_table(path)):
+            out.write(line.encode("utf-8") + b"\n")
     return 0
 
 

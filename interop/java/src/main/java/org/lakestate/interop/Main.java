@@ -20,9 +20,12 @@ public final class Main {
             String.join(
                     "\n",
                     "usage: lakestate-interop COMMAND ARGS",
-                    "  read DIR                      all rows of the latest snapshot as sorted JSONL",
+                    "  read DIR...                   all rows of the latest snapshot as sorted JSONL;",
+                    "                                with several tables, each one's rows after a line '# DIR'",
                     "  lookup DIR COL=VALUE...       rows matching a primary-key predicate, sorted JSONL",
-                    "  lookup-all DIR                every row read back by its own primary key",
+                    "  lookup-all [--max-keys N] DIR...",
+                    "                                every row (or N spread over the key order) read back by",
+                    "                                its own primary key",
                     "  append-compact DIR ROWS.jsonl write rows as a new commit user, then fully compact",
                     "  write DIR SPEC.json           create a table and commit the spec's rows",
                     "  describe DIR                  snapshots, file levels and deletion vectors as JSON",
@@ -37,8 +40,15 @@ public final class Main {
         List<String> rest = Arrays.asList(args).subList(1, args.length);
         switch (args[0]) {
             case "read":
-                needArgs(rest, 1);
-                print(Reads.readAll(open(rest.get(0))));
+                if (rest.isEmpty()) {
+                    fail(USAGE);
+                }
+                for (String dir : rest) {
+                    if (rest.size() > 1) {
+                        print(List.of("# " + dir));
+                    }
+                    print(Reads.readAll(open(dir)));
+                }
                 break;
             case "lookup":
                 if (rest.size() < 2) {
@@ -47,8 +57,17 @@ public final class Main {
                 print(Reads.lookup(open(rest.get(0)), rest.subList(1, rest.size())));
                 break;
             case "lookup-all":
-                needArgs(rest, 1);
-                Reads.lookupAll(open(rest.get(0)));
+                int maxKeys = Integer.MAX_VALUE;
+                if (rest.size() >= 2 && rest.get(0).equals("--max-keys")) {
+                    maxKeys = Integer.parseInt(rest.get(1));
+                    rest = rest.subList(2, rest.size());
+                }
+                if (rest.isEmpty() || maxKeys < 1) {
+                    fail(USAGE);
+                }
+                for (String dir : rest) {
+                    Reads.lookupAll(open(dir), maxKeys);
+                }
                 break;
             case "append-compact":
                 needArgs(rest, 2);
