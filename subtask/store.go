@@ -168,23 +168,19 @@ func (s *Store) Flush(id int64) (Checkpoint, error) {
 	if id < s.lastID {
 		return Checkpoint{}, fmt.Errorf("flush of checkpoint %d after checkpoint %d", id, s.lastID)
 	}
-	cp, err := s.commit(id, true)
+	cp, err := s.commit(id)
 	if err == nil {
 		s.lastID = id
 	}
 	return cp, err
 }
 
-// Spill commits the write buffers without making a checkpoint (a flush under
-// memory pressure between barriers). The next checkpoint includes the rows.
-func (s *Store) Spill() error {
-	_, err := s.commit(s.lastID, false)
-	return err
-}
-
-func (s *Store) commit(id int64, checkpoint bool) (Checkpoint, error) {
+// commit writes the buffers between barriers only at a barrier: rows a paimon
+// store committed without its maintenance round would be invisible to its
+// deletion-vector reads until the next one.
+func (s *Store) commit(id int64) (Checkpoint, error) {
 	s.EndBatch()
-	req := commitRequest{id: id, nowMillis: s.now, checkpoint: checkpoint, writes: make([]tableWrite, len(s.states))}
+	req := commitRequest{id: id, nowMillis: s.now, checkpoint: true, writes: make([]tableWrite, len(s.states))}
 	for i, st := range s.states {
 		rows, err := st.mutations()
 		if err != nil {

@@ -75,33 +75,19 @@ func TestFailedFlushKeepsTheBuffer(t *testing.T) {
 	}
 }
 
-// A spill commits without a checkpoint; the next checkpoint holds the
-// spilled rows.
-func TestSpillCommitsWithoutACheckpoint(t *testing.T) {
+// A flush of an older checkpoint id than the last one is refused.
+func TestFlushRefusesAnOlderCheckpoint(t *testing.T) {
 	s := NewStore(NewMemory())
 	v, _ := s.Value(Layout{Name: "v", Key: testKey, Value: []Column{{"x", table.BigInt()}}})
 	v.Put(ik(1), Row{Int(1)})
-	if err := s.Spill(); err != nil {
+	if _, err := s.Flush(2); err != nil {
 		t.Fatal(err)
 	}
-	if s.Buffered() != 0 {
-		t.Fatal("spill left rows buffered")
-	}
-	got, _ := v.GetBatch([]Key{ik(1)}, nil)
-	if !got[0].Equal(Row{Int(1)}) {
-		t.Fatalf("spilled row reads %v", got[0])
-	}
-	cp, err := s.Flush(1)
-	if err != nil {
-		t.Fatal(err)
-	}
-	r, _ := RestoreMemory("x", cp.State)
-	v2, _ := NewStore(r).Value(Layout{Name: "v", Key: testKey, Value: []Column{{"x", table.BigInt()}}})
-	if got, _ := v2.GetBatch([]Key{ik(1)}, nil); got[0] == nil {
-		t.Fatal("the checkpoint after a spill lacks the spilled row")
-	}
-	if _, err := s.Flush(0); err == nil {
+	if _, err := s.Flush(1); err == nil {
 		t.Fatal("a flush of an older checkpoint id was accepted")
+	}
+	if _, err := s.Flush(2); err != nil {
+		t.Fatalf("a repeated flush of the same id: %v", err)
 	}
 }
 
