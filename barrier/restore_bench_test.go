@@ -14,7 +14,7 @@ import (
 // BenchmarkRestore restores a checkpoint of two subtasks aligned (at
 // parallelism 2) and rescaled to 3, on the pebble and the paimon backend, and
 // reports bytes read per restore. A restore ends with the store ready to
-// read (a paimon rescale includes the maintenance round over its clip).
+// read (a paimon rescale bulk-loads the top level of its tables).
 func BenchmarkRestore(b *testing.B) {
 	rows := int64(1_000_000)
 	if testing.Short() {

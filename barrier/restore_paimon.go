@@ -2,14 +2,11 @@ package barrier
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"path"
-	"slices"
 	"strconv"
 	"strings"
 
-	"github.com/lakestate/lakestate/compaction"
 	"github.com/lakestate/lakestate/subtask"
 	"github.com/lakestate/lakestate/table"
 )
@@ -187,53 +184,4 @@ func writeSynced(fio table.FileIO, p string, data []byte) error {
 		return fmt.Errorf("write %s: %w", p, err)
 	}
 	return nil
-}
-
-// settlePaimonClip runs the maintenance round over the level-0 files a clip
-// committed to the store's paimon tables, so that deletion-vector reads see
-// them, and repins the store. The tables are new, so the round only moves
-// level 0 up; a Maintainer started afterwards walks the tables once and
-// continues above the round's commit identifier.
-func settlePaimonClip(store *subtask.Store, names []string) error {
-	b, ok := store.Backend().(*subtask.PaimonBackend)
-	if !ok {
-		return nil
-	}
-	var errs []error
-	for _, name := range names {
-		t, ok := b.Table(name)
-		if !ok || !t.Schema().DeletionVectors() {
-			continue
-		}
-		id, ok, err := t.LatestSnapshotID()
-		if err != nil || !ok {
-			errs = append(errs, err)
-			continue
-		}
-		s, err := compaction.NewSession(t, compaction.Config{}, 1)
-		if err != nil {
-			errs = append(errs, fmt.Errorf("table %q: %w", name, err))
-			continue
-		}
-		if _, err := s.Barrier(id, store.Now()); err != nil {
-			errs = append(errs, fmt.Errorf("table %q: maintenance round after the clip: %w", name, err))
-		}
-		s.Close()
-	}
-	if err := errors.Join(errs...); err != nil {
-		return err
-	}
-	return store.Repin()
-}
-
-// paimonTableNames lists the tables of the sources of a rescale, sorted.
-func paimonTableNames(states []*SubtaskState) []string {
-	var names []string
-	for _, st := range states {
-		for _, t := range st.Tables {
-			names = append(names, t.Name)
-		}
-	}
-	slices.Sort(names)
-	return slices.Compact(names)
 }

@@ -51,9 +51,6 @@ type RestoredStore struct {
 	// BytesRead counts the bytes downloaded.
 	BytesRead int64
 	sources   []restoredSource
-	// tables names the tables of the rescale sources: after the clip,
-	// Finish runs the maintenance round on the paimon ones.
-	tables []string
 }
 
 type restoredSource struct {
@@ -119,7 +116,6 @@ func RestoreSubtask(ctx context.Context, in RestoreInput) (*RestoredStore, error
 		}
 		out.sources = append(out.sources, src)
 	}
-	out.tables = paimonTableNames(states)
 	out.Backend, err = newBackend(in)
 	if err != nil {
 		return fail(err)
@@ -129,10 +125,9 @@ func RestoreSubtask(ctx context.Context, in RestoreInput) (*RestoredStore, error
 
 // Finish completes a rescale once the store over Backend has its states
 // registered: it copies the rows of the subtask's key groups from every
-// source (one commit) and releases the sources. On the paimon backend it
-// then runs the maintenance round over the copied level-0 files and repins
-// the store, so the rows read at once. After an aligned restore it does
-// nothing. The restored store's first barrier uploads everything: the copied
+// source (one commit; on the paimon backend a bulk load of each table's top
+// level, which reads at once) and releases the sources. After an aligned
+// restore it does nothing. The restored store's first barrier uploads everything: the copied
 // rows live in new files.
 func (r *RestoredStore) Finish(store *subtask.Store, fio table.FileIO) error {
 	if len(r.sources) == 0 {
@@ -143,9 +138,6 @@ func (r *RestoredStore) Finish(store *subtask.Store, fio table.FileIO) error {
 		backends[i] = s.backend
 	}
 	err := store.Clip(backends, r.KeyGroups)
-	if err == nil {
-		err = settlePaimonClip(store, r.tables)
-	}
 	var errs []error
 	for _, s := range r.sources {
 		errs = append(errs, s.backend.Close())

@@ -13,10 +13,9 @@ import (
 // the store must hold nothing yet. Sources are the restored stores of the old
 // subtasks, whose key-group ranges are disjoint.
 //
-// Between paimon backends the rows move as Arrow batches, merged by key
-// (see clipPaimon). On the paimon backend the clip commits level-0 files;
-// the barrier's maintenance round and a Repin must run before the first
-// read.
+// Between paimon backends the rows move as Arrow batches, merged by key,
+// and each table's commit is a bulk load of its top level (the tables are
+// empty): the rows read at once, without a maintenance round.
 func (s *Store) Clip(sources []Backend, r keygroup.Range) error {
 	if s.Buffered() != 0 {
 		return fmt.Errorf("clip into a store with %d buffered keys", s.Buffered())

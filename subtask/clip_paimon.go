@@ -16,10 +16,10 @@ import (
 )
 
 // clipPaimon is Clip between paimon backends. The Arrow batches of each
-// source's key-group range scan go straight into one write of the
+// source's key-group range scan go straight into a bulk load of the
 // destination table: no row turns into datums. The batches are sorted runs
 // (a file of a level, or a bucket's merged rows), so they are merged by key
-// rather than sorted, and the write finds its batch in key order.
+// rather than sorted.
 func (s *Store) clipPaimon(sources []*PaimonBackend, r keygroup.Range) error {
 	for _, st := range s.states {
 		l := st.layout()
@@ -110,6 +110,9 @@ func (c *paimonClip) add(codec *paimonCodec, rec arrow.Record) error {
 	for _, ci := range codec.valIdx {
 		ch.cols = append(ch.cols, rec.Column(ci))
 	}
+	if _, ok := ch.cols[0].(*array.Int32); !ok {
+		return fmt.Errorf("column %q is %s, not an INT", ColumnKeyGroup, ch.cols[0].DataType())
+	}
 	if err := ch.keys.EncodeArrow(ch.cols[:codec.nPK], c.l.pkTypes); err != nil {
 		return fmt.Errorf("keys: %w", err)
 	}
@@ -152,8 +155,9 @@ func (c *paimonClip) release() {
 	c.chunks = nil
 }
 
-// commit writes the collected rows, merged by key, to the destination
-// table with one commit; it commits nothing when no row survived.
+// commit bulk-loads the collected rows, merged by key, into the empty
+// destination table with one commit; it commits nothing when no row
+// survived.
 func (c *paimonClip) commit(dst *paimonTable) error {
 	if c.rows == 0 {
 		return nil
@@ -162,7 +166,65 @@ func (c *paimonClip) commit(dst *paimonTable) error {
 	if err != nil {
 		return fmt.Errorf("clip: state %q: %w", c.l.Name, err)
 	}
-	schema := dst.codec.schema
+	load, err := dst.bulkLoad(c.now)
+	if err != nil {
+		return fmt.Errorf("clip: %w", err)
+	}
+	for bucket, spans := range c.byBucket(dst, spans) {
+		if len(spans) == 0 {
+			continue
+		}
+		rec, err := c.gather(dst.codec.schema, spans)
+		if err == nil {
+			err = load.write(rec, int32(bucket))
+			rec.Release()
+		}
+		if err != nil {
+			load.abort()
+			return fmt.Errorf("clip: state %q: %w", c.l.Name, err)
+		}
+	}
+	if err := load.commit(); err != nil {
+		return fmt.Errorf("clip: %w", err)
+	}
+	return nil
+}
+
+// byBucket splits spans of rows in key order by the bucket of their key
+// group, keeping the order within each bucket.
+func (c *paimonClip) byBucket(dst *paimonTable, spans []rowSpan) [][]rowSpan {
+	out := make([][]rowSpan, dst.b.opts.Buckets)
+	if len(out) == 1 {
+		out[0] = spans
+		return out
+	}
+	buckets := map[int32]int32{}
+	for _, s := range spans {
+		kgs := c.chunks[s.chunk].cols[0].(*array.Int32).Int32Values()
+		for from := s.from; from < s.to; {
+			kg := kgs[from]
+			to := from + 1
+			for to < s.to && kgs[to] == kg {
+				to++
+			}
+			b, ok := buckets[kg]
+			if !ok {
+				b = dst.bucketOf(kg)
+				buckets[kg] = b
+			}
+			out[b] = append(out[b], rowSpan{chunk: s.chunk, from: from, to: to})
+			from = to
+		}
+	}
+	return out
+}
+
+// gather builds a record of the rows of spans.
+func (c *paimonClip) gather(schema *arrow.Schema, spans []rowSpan) (arrow.Record, error) {
+	rows := 0
+	for _, s := range spans {
+		rows += s.to - s.from
+	}
 	cols := make([]arrow.Array, len(schema.Fields()))
 	defer func() {
 		for _, a := range cols {
@@ -177,20 +239,15 @@ func (c *paimonClip) commit(dst *paimonTable) error {
 			in[i] = ch.cols[j]
 		}
 		b := array.NewBuilder(memory.DefaultAllocator, f.Type)
-		b.Reserve(c.rows)
+		b.Reserve(rows)
 		err := gatherColumn(b, in, spans)
 		cols[j] = b.NewArray()
 		b.Release()
 		if err != nil {
-			return fmt.Errorf("clip: state %q column %q: %w", c.l.Name, f.Name, err)
+			return nil, fmt.Errorf("column %q: %w", f.Name, err)
 		}
 	}
-	rec := array.NewRecord(schema, cols, int64(c.rows))
-	defer rec.Release()
-	if err := dst.commitRecord(rec, nil, c.now); err != nil {
-		return fmt.Errorf("clip: %w", err)
-	}
-	return nil
+	return array.NewRecord(schema, cols, int64(rows)), nil
 }
 
 // merge orders the kept rows by key: spans of chunk rows, each span in key
