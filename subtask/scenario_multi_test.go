@@ -1,6 +1,7 @@
 package subtask_test
 
 import (
+	"math"
 	"testing"
 
 	"github.com/lakestate/lakestate/subtask"
@@ -225,6 +226,10 @@ func TestTimeRangeMergesBufferAndTable(t *testing.T) {
 		}
 		if got := rangeOf(t, ts, 1, -100, 19); !sameRows(got, []trow{{-5, 0, -50}, {15, 0, 151}}) {
 			t.Fatalf("range [-100,19] = %v", got)
+		}
+		// The widest range: no time is past its upper bound, buffered or committed.
+		if got := rangeOf(t, ts, 1, math.MinInt64, math.MaxInt64); !sameRows(got, []trow{{-5, 0, -50}, {15, 0, 151}, {20, 0, 200}, {20, 1, 202}}) {
+			t.Fatalf("range [MinInt64,MaxInt64] = %v", got)
 		}
 		// Stop early.
 		n := 0

@@ -112,13 +112,16 @@ func (ts *TimeState) Range(k Key, lo, hi int64, fn func(TimeRow) bool) error {
 	}
 	prefix := string(ts.l.AppendKey(nil, k))
 	from := string(appendKeyDatum([]byte(prefix), table.BigInt(), Int(lo)))
-	to := prefixEnd(prefix)
+	// hi = MaxInt64 has no successor time: the range ends with the key's
+	// prefix, and within the key's buffer it is open.
+	to, subTo := prefixEnd(prefix), ""
 	if hi < math.MaxInt64 {
 		to = string(appendKeyDatum([]byte(prefix), table.BigInt(), Int(hi+1)))
+		subTo = to[len(prefix):]
 	}
 	var buffered []bufferedTimeRow
 	if slot := ts.buf[prefix]; slot != nil {
-		buffered = slot.between(prefix, from[len(prefix):], to[len(prefix):], buffered)
+		buffered = slot.between(prefix, from[len(prefix):], subTo, buffered)
 	}
 	return ts.merge(from, to, buffered, func(_ string, r TimeRow) bool { return fn(r) })
 }
