@@ -304,6 +304,7 @@ func (a *notifyRelay) deliver(ctx actor.Context, m any) {
 // it forwards everything and checks the phase order of what passes.
 type storeTap struct {
 	env      *env
+	rng      *rand.Rand
 	run      int
 	op       string
 	idx      int
@@ -315,6 +316,8 @@ type storeTap struct {
 func (a *storeTap) Receive(ctx actor.Context) {
 	c := a.env.check
 	switch m := ctx.Message().(type) {
+	case *actor.Started:
+		a.rng = a.env.sys.Rand(ctx.Self().Id)
 	case *barrier.Upload:
 		a.store = m.ReplyTo
 		c.upload(a.run, a.op, a.idx, m)
@@ -327,6 +330,7 @@ func (a *storeTap) Receive(ctx actor.Context) {
 	case *barrier.Ack:
 		c.ack(a.run, a.op, a.idx, m)
 		ctx.Send(a.coord, m)
+		a.maybeDecline(ctx, m.ID)
 	case *barrier.Decline:
 		if m.Err != nil && strings.Contains(m.Err.Error(), invariantText) {
 			c.fail(fmt.Errorf("compaction invariant: %s/%d declined checkpoint %d: %w", a.op, a.idx, m.ID, m.Err))
@@ -357,5 +361,19 @@ func (a *ticker) Receive(ctx actor.Context) {
 		}
 	case *tick:
 		a.sys.Clock().SendAfter(3*a.period, ctx.Self(), &tick{})
+	}
+}
+
+// maybeDecline injects, right behind a keyed subtask's acknowledgement, a
+// decline of the same checkpoint by a subtask that has not acknowledged it:
+// the abort then releases a checkpoint that already registered reused
+// files, the case an abort is most likely to get wrong.
+func (a *storeTap) maybeDecline(ctx actor.Context, id barrier.CheckpointID) {
+	if a.op != opKeyed || a.env.pDecline == 0 || a.rng.Float64() >= 2*a.env.pDecline {
+		return
+	}
+	if op, i, ok := a.env.check.declineTarget(a.run, id); ok {
+		a.env.count(FaultDecline)
+		ctx.Send(a.coord, &barrier.Decline{ID: id, Operator: op, Subtask: i, Err: errInjectedDecline})
 	}
 }
