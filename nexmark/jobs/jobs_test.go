@@ -92,7 +92,9 @@ func diskMatrix(full bool) []scenario {
 
 var backends = map[string]func() runtime.StateBackend{
 	"memory": runtime.MemoryBackend,
-	"pebble": func() runtime.StateBackend { return runtime.PebbleBackend(subtask.PebbleOptions{MemTableSize: 4 << 20}) },
+	"pebble": func() runtime.StateBackend {
+		return runtime.PebbleBackend(subtask.PebbleOptions{MemTableSize: 4 << 20})
+	},
 	"paimon": func() runtime.StateBackend {
 		return runtime.PaimonBackend(subtask.PaimonOptions{}, compaction.Config{})
 	},
