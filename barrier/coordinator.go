@@ -51,15 +51,21 @@ func (m *Ack) Trace() string {
 }
 
 // Decline says one subtask cannot take checkpoint ID; the checkpoint aborts.
+// Leaked hands over the blobs of the subtask's upload that its discard could
+// not delete (UploadDone.Leaked): the coordinator deletes them again and
+// reports those that still fail in Quiet.Leaked. A store sends a Decline with
+// Leaked also for a checkpoint that is aborted already; the coordinator then
+// only takes the blobs.
 type Decline struct {
 	ID       CheckpointID
 	Operator string
 	Subtask  int
 	Err      error
+	Leaked   []string
 }
 
 func (m *Decline) Trace() string {
-	return fmt.Sprintf("id=%d op=%s subtask=%d err=%v", m.ID, m.Operator, m.Subtask, m.Err)
+	return fmt.Sprintf("id=%d op=%s subtask=%d err=%v leaked=%d", m.ID, m.Operator, m.Subtask, m.Err, len(m.Leaked))
 }
 
 // Complete tells a subscriber (every store, every sink) that checkpoint ID
@@ -230,6 +236,12 @@ func (c *Coordinator) Receive(ctx actor.Context) {
 	case *Decline:
 		if c.state != nil {
 			c.state.decline(m.ID, m.Operator, m.Subtask, m.Err)
+			c.state.discardLeaked(m.Leaked)
+		} else {
+			// No ledger (not recovered): a start's sweep removes them.
+			for _, b := range m.Leaked {
+				c.leaked[b] = true
+			}
 		}
 	case *checkpointTimeout:
 		c.state.timeout(m.id)

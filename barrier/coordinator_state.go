@@ -182,6 +182,15 @@ func (s *coordinatorState) decline(id CheckpointID, operator string, subtask int
 	s.abort(id, fmt.Errorf("subtask %d of operator %q declined: %w", subtask, operator, err))
 }
 
+// discardLeaked deletes again the blobs a subtask's failed or cancelled
+// upload could not delete. No acknowledgement registered them (the upload
+// never succeeded), so nothing live holds them; the ledger checks.
+func (s *coordinatorState) discardLeaked(blobs []string) {
+	if len(blobs) > 0 {
+		s.execute(s.ledger.dropUploads(blobs))
+	}
+}
+
 // timeout aborts a checkpoint still waiting for acknowledgements. One
 // whose metadata is being written waits for the write: the metadata may land
 // and then the checkpoint is complete.

@@ -328,7 +328,8 @@ func (s *StoreActor) handOff(sy *syncing, d *Decision) {
 // uploaded acknowledges or declines a checkpoint once its upload is over.
 // An upload that succeeded after its checkpoint was aborted is still
 // acknowledged: the coordinator answers a late acknowledgement by deleting
-// its uploads.
+// its uploads. A failed one is declined, after an abort too when its
+// discard left blobs behind.
 func (s *StoreActor) uploaded(m *UploadDone) {
 	u := s.uploads[m.ID]
 	if u == nil {
@@ -337,9 +338,11 @@ func (s *StoreActor) uploaded(m *UploadDone) {
 	delete(s.uploads, m.ID)
 	s.removeDir(u.chkDir)
 	if m.Err != nil {
-		if !u.aborted {
+		// The blobs the discard could not delete go to the coordinator even
+		// when the checkpoint is aborted already: nothing else knows them.
+		if !u.aborted || len(m.Leaked) > 0 {
 			err := fmt.Errorf("subtask %d of %q: %w", s.cfg.Subtask, s.cfg.Operator, m.Err)
-			s.ctx.Send(s.cfg.Coordinator, &Decline{ID: m.ID, Operator: s.cfg.Operator, Subtask: s.cfg.Subtask, Err: err})
+			s.ctx.Send(s.cfg.Coordinator, &Decline{ID: m.ID, Operator: s.cfg.Operator, Subtask: s.cfg.Subtask, Err: err, Leaked: m.Leaked})
 		}
 		return
 	}

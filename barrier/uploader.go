@@ -26,7 +26,8 @@ func (m *Upload) Trace() string { return fmt.Sprintf("id=%d files=%d", m.ID, len
 
 // UploadDone reports the outcome of an Upload. On failure (Err set) every
 // blob the upload may have put was deleted first, except those in Leaked
-// (their deletion failed too; the coordinator's orphan sweep removes them).
+// (their deletion failed too; the Store actor hands them to the coordinator
+// with its Decline).
 type UploadDone struct {
 	ID      CheckpointID
 	Bytes   int64 // bytes uploaded (successful puts)
