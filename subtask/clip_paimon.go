@@ -36,16 +36,32 @@ func (s *Store) clipPaimon(sources []*PaimonBackend, r keygroup.Range) error {
 	return nil
 }
 
-// clipChunk is one scanned batch: its columns in table order, the encoded
-// keys of its rows and the rows that have not expired.
+// clipChunk is one scanned batch: its columns in table order and the rows
+// that have not expired, with the encoded keys of the first and the last.
+// The keys of every row are encoded only when runs need a merge.
 type clipChunk struct {
-	rec  arrow.Record
-	cols []arrow.Array
-	keys table.KeyBatch
-	rows []int32
+	rec         arrow.Record
+	cols        []arrow.Array
+	rows        []int32
+	first, last []byte
+	keys        table.KeyBatch
 }
 
 func (ch *clipChunk) key(i int) []byte { return ch.keys.Key(int(ch.rows[i])) }
+
+// rowKey encodes the key of one row.
+func (ch *clipChunk) rowKey(types []table.DataType, row int32) ([]byte, error) {
+	cols := make([]arrow.Array, len(types))
+	for j := range cols {
+		cols[j] = array.NewSlice(ch.cols[j], int64(row), int64(row)+1)
+		defer cols[j].Release()
+	}
+	var kb table.KeyBatch
+	if err := kb.EncodeArrow(cols, types); err != nil {
+		return nil, fmt.Errorf("keys: %w", err)
+	}
+	return bytes.Clone(kb.Key(0)), nil
+}
 
 // paimonClip collects the surviving rows of one state's sources.
 type paimonClip struct {
@@ -113,9 +129,6 @@ func (c *paimonClip) add(codec *paimonCodec, rec arrow.Record) error {
 	if _, ok := ch.cols[0].(*array.Int32); !ok {
 		return fmt.Errorf("column %q is %s, not an INT", ColumnKeyGroup, ch.cols[0].DataType())
 	}
-	if err := ch.keys.EncodeArrow(ch.cols[:codec.nPK], c.l.pkTypes); err != nil {
-		return fmt.Errorf("keys: %w", err)
-	}
 	n := int(rec.NumRows())
 	var ts *array.Int64
 	if c.l.hasTTL() {
@@ -134,12 +147,18 @@ func (c *paimonClip) add(codec *paimonCodec, rec arrow.Record) error {
 	if len(ch.rows) == 0 {
 		return nil
 	}
+	var err error
+	if ch.first, err = ch.rowKey(c.l.pkTypes, ch.rows[0]); err != nil {
+		return err
+	}
+	if ch.last, err = ch.rowKey(c.l.pkTypes, ch.rows[len(ch.rows)-1]); err != nil {
+		return err
+	}
 	c.rows += len(ch.rows)
 	idx := len(c.chunks) - 1
 	if k := len(c.runs); k > 0 {
 		run := c.runs[k-1]
-		last := c.chunks[run[len(run)-1]]
-		if bytes.Compare(last.key(len(last.rows)-1), ch.key(0)) < 0 {
+		if bytes.Compare(c.chunks[run[len(run)-1]].last, ch.first) < 0 {
 			c.runs[k-1] = append(run, idx)
 			return nil
 		}
@@ -254,6 +273,22 @@ func (c *paimonClip) gather(schema *arrow.Schema, spans []rowSpan) (arrow.Record
 // order and every span after the one before. Two rows with one key (sources
 // whose key-group ranges overlap) are an error.
 func (c *paimonClip) merge() ([]rowSpan, error) {
+	if len(c.runs) == 1 {
+		// A file holds each key once, in order, and each chunk of the run
+		// starts above the one before.
+		var spans []rowSpan
+		for _, ci := range c.runs[0] {
+			spans = appendRows(spans, ci, c.chunks[ci].rows)
+		}
+		return spans, nil
+	}
+	for _, ch := range c.chunks {
+		if len(ch.rows) > 0 {
+			if err := ch.keys.EncodeArrow(ch.cols[:len(c.l.pkTypes)], c.l.pkTypes); err != nil {
+				return nil, fmt.Errorf("keys: %w", err)
+			}
+		}
+	}
 	h := &clipHeap{c: c}
 	for _, run := range c.runs {
 		h.items = append(h.items, clipCursor{run: run})
@@ -278,12 +313,7 @@ func (c *paimonClip) merge() ([]rowSpan, error) {
 				return nil, errors.New("two sources hold the same key (overlapping key-group ranges)")
 			}
 			prev = k
-			row, chunk := int(ch.rows[top.row]), top.run[top.chunk]
-			if n := len(spans); n > 0 && spans[n-1].chunk == chunk && spans[n-1].to == row {
-				spans[n-1].to++
-			} else {
-				spans = append(spans, rowSpan{chunk: chunk, from: row, to: row + 1})
-			}
+			spans = appendRows(spans, top.run[top.chunk], ch.rows[top.row:top.row+1])
 			if !top.next(c) {
 				heap.Pop(h)
 				break
@@ -295,6 +325,20 @@ func (c *paimonClip) merge() ([]rowSpan, error) {
 		}
 	}
 	return spans, nil
+}
+
+// appendRows appends rows of a chunk (ascending) to spans, extending the
+// last span where they continue it.
+func appendRows(spans []rowSpan, chunk int, rows []int32) []rowSpan {
+	for _, r := range rows {
+		row := int(r)
+		if n := len(spans); n > 0 && spans[n-1].chunk == chunk && spans[n-1].to == row {
+			spans[n-1].to++
+		} else {
+			spans = append(spans, rowSpan{chunk: chunk, from: row, to: row + 1})
+		}
+	}
+	return spans
 }
 
 // clipCursor is a position in a run: chunk run[chunk], kept row row.
