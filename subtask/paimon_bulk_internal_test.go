@@ -6,8 +6,10 @@ import (
 	"github.com/lakestate/lakestate/table"
 )
 
-// A bulk load cuts one bucket's sorted rows into files of the top level, which a deletion-vector table reads at once and which pass
-// the table's invariant check (no two files of a level overlap); a second load into the table is refused.
+// A bulk load cuts one bucket's sorted rows into files of the top level,
+// which a deletion-vector table reads at once and which pass the table's
+// invariant check (no two files of a level overlap); a second load into the
+// table is refused.
 func TestBulkLoadCutsTopLevelFiles(t *testing.T) {
 	b, err := OpenPaimon(t.TempDir(), PaimonOptions{})
 	if err != nil {
