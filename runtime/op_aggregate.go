@@ -59,31 +59,12 @@ func Aggregate(name string, in Stream, keys []int, aggs ...Agg) Stream {
 	for _, k := range keys {
 		out = append(out, in.schema[k])
 	}
-	spec.value = []subtask.Column{{Name: "rows", Type: table.BigInt()}}
-	for i, a := range aggs {
-		t := table.BigInt()
-		if a.Kind != AggCount {
-			if a.Col < 0 || a.Col >= len(in.schema) {
-				in.g.fail("aggregate %q: %s of column %d outside the %d columns of the input", name, a.Kind, a.Col, len(in.schema))
-				return in
-			}
-			t = in.schema[a.Col].Type
-			switch t.Root {
-			case table.TypeTinyInt, table.TypeSmallInt, table.TypeInt, table.TypeBigInt, table.TypeFloat, table.TypeDouble:
-			default:
-				if a.Kind != AggMin && a.Kind != AggMax || (t.Root != table.TypeDate && t.Root != table.TypeTimestamp) {
-					in.g.fail("aggregate %q: %s of a %s column", name, a.Kind, t)
-					return in
-				}
-			}
-			t.Nullable = true
-		}
-		spec.float = append(spec.float, t.Root == table.TypeFloat || t.Root == table.TypeDouble)
-		out = append(out, Column{Name: a.Name, Type: t})
-		spec.value = append(spec.value,
-			subtask.Column{Name: fmt.Sprintf("a%d", i), Type: t},
-			subtask.Column{Name: fmt.Sprintf("n%d", i), Type: table.BigInt()})
+	accs, err := spec.accumulators(in.schema)
+	if err != nil {
+		in.g.fail("aggregate %q: %v", name, err)
+		return in
 	}
+	out = append(out, accs...)
 	for i := range out[:len(keys)] {
 		out[i].Type.Nullable = false
 	}
@@ -98,6 +79,38 @@ type aggSpec struct {
 	float   []bool
 	keyCols []subtask.Column
 	value   []subtask.Column
+}
+
+// accumulators checks the aggregates against the input schema, lays out
+// their accumulators in the value store (a row count, then per aggregate
+// its value and the count of non-null inputs) and returns the aggregates'
+// output columns.
+func (spec *aggSpec) accumulators(in Schema) ([]Column, error) {
+	out := make([]Column, 0, len(spec.aggs))
+	spec.value = []subtask.Column{{Name: "rows", Type: table.BigInt()}}
+	for i, a := range spec.aggs {
+		t := table.BigInt()
+		if a.Kind != AggCount {
+			if a.Col < 0 || a.Col >= len(in) {
+				return nil, fmt.Errorf("%s of column %d outside the %d columns of the input", a.Kind, a.Col, len(in))
+			}
+			t = in[a.Col].Type
+			switch t.Root {
+			case table.TypeTinyInt, table.TypeSmallInt, table.TypeInt, table.TypeBigInt, table.TypeFloat, table.TypeDouble:
+			default:
+				if a.Kind != AggMin && a.Kind != AggMax || (t.Root != table.TypeDate && t.Root != table.TypeTimestamp) {
+					return nil, fmt.Errorf("%s of a %s column", a.Kind, t)
+				}
+			}
+			t.Nullable = true
+		}
+		spec.float = append(spec.float, t.Root == table.TypeFloat || t.Root == table.TypeDouble)
+		out = append(out, Column{Name: a.Name, Type: t})
+		spec.value = append(spec.value,
+			subtask.Column{Name: fmt.Sprintf("a%d", i), Type: t},
+			subtask.Column{Name: fmt.Sprintf("n%d", i), Type: table.BigInt()})
+	}
+	return out, nil
 }
 
 // aggOp is one subtask of a group aggregate. Its state row per group is

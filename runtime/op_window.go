@@ -89,29 +89,11 @@ func newWindowAggSpec(name string, in Schema, keys []int, aggs []Agg) (*aggSpec,
 	}
 	out = append(out, Column{Name: "window_start", Type: table.BigInt()}, Column{Name: "window_end", Type: table.BigInt()})
 	out[len(keys)].Type.Nullable, out[len(keys)+1].Type.Nullable = false, false
-	spec.value = []subtask.Column{{Name: "rows", Type: table.BigInt()}}
-	for i, a := range aggs {
-		t := table.BigInt()
-		if a.Kind != AggCount {
-			if a.Col < 0 || a.Col >= len(in) {
-				return nil, nil, fmt.Errorf("%s of column %d outside the %d columns of the input", a.Kind, a.Col, len(in))
-			}
-			t = in[a.Col].Type
-			switch t.Root {
-			case table.TypeTinyInt, table.TypeSmallInt, table.TypeInt, table.TypeBigInt, table.TypeFloat, table.TypeDouble:
-			default:
-				if a.Kind != AggMin && a.Kind != AggMax || (t.Root != table.TypeDate && t.Root != table.TypeTimestamp) {
-					return nil, nil, fmt.Errorf("%s of a %s column", a.Kind, t)
-				}
-			}
-			t.Nullable = true
-		}
-		spec.float = append(spec.float, t.Root == table.TypeFloat || t.Root == table.TypeDouble)
-		out = append(out, Column{Name: a.Name, Type: t})
-		spec.value = append(spec.value,
-			subtask.Column{Name: fmt.Sprintf("a%d", i), Type: t},
-			subtask.Column{Name: fmt.Sprintf("n%d", i), Type: table.BigInt()})
+	accs, err := spec.accumulators(in)
+	if err != nil {
+		return nil, nil, err
 	}
+	out = append(out, accs...)
 	spec.keyCols = columns("k", in, keys, true)
 	return spec, out, nil
 }
