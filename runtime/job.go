@@ -259,6 +259,13 @@ func (j *jobActor) producer(t *taskPlan) actor.Producer {
 }
 
 func (j *jobActor) askCheckpoint(ctx actor.Context) {
+	// After the final checkpoint completed the run only waits for its sinks
+	// to commit (their Complete may arrive after the job's). A checkpoint
+	// started then would still be in its sync phase when the run stops,
+	// leaving stores lent to it open.
+	if j.final != 0 && j.completed >= j.final {
+		return
+	}
 	ctx.Request(j.coord, &barrier.Trigger{Kind: barrier.KindCheckpoint})
 }
 
