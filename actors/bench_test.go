@@ -8,7 +8,6 @@ import (
 
 // rally bounces a counter between two actors until it reaches zero, then tells a probe.
 type rally struct {
-	peer  *actor.PID
 	probe *actor.PID
 }
 

@@ -120,7 +120,6 @@ func TestSimSeedsExploreInterleavings(t *testing.T) {
 // trickler sends one numbered message per step: each send is followed by a message to itself.
 type trickler struct {
 	name string
-	to   *actor.PID
 	sent int
 }
 

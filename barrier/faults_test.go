@@ -19,8 +19,6 @@ type memBlobs struct {
 	mu     sync.Mutex
 	blobs  map[string][]byte
 	faults []*blobFault
-	puts   int
-	bytes  int64 // bytes of successful puts
 }
 
 // blobFault fails (or blocks) the operations it matches, Times times
@@ -99,8 +97,6 @@ func (s *memBlobs) Put(ctx context.Context, name string, r io.Reader) error {
 	if f != nil {
 		return f.err("put", name)
 	}
-	s.puts++
-	s.bytes += int64(len(data))
 	return nil
 }
 
@@ -163,12 +159,6 @@ func (s *memBlobs) names() []string {
 	}
 	slices.Sort(out)
 	return out
-}
-
-func (s *memBlobs) counters() (puts int, bytes int64) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.puts, s.bytes
 }
 
 // faultyFS is a local FileIO whose operations can be made to fail.

@@ -3,7 +3,6 @@ package barrier_test
 import (
 	"context"
 	"crypto/rand"
-	"errors"
 	"fmt"
 	"io"
 	mrand "math/rand/v2"
@@ -483,5 +482,3 @@ func (j *job) checkNoLeaks() {
 		}
 	}
 }
-
-func isAbort(err error, target error) bool { return err != nil && errors.Is(err, target) }

@@ -150,10 +150,17 @@ func Start(sys *actors.System, g *Graph, opts Options) (*Run, error) {
 	}
 	jobDir := filepath.Join(opts.Dir, opts.Name)
 	if opts.Blobs == nil {
-		if opts.Blobs, err = blobdir.Open(filepath.Join(jobDir, "checkpoints")); err != nil {
+		blobs, err := blobdir.Open(filepath.Join(jobDir, "checkpoints"))
+		if err == nil {
+			// The run owns its checkpoint directory: puts a crashed run left
+			// half-written are its to remove, judged by the system's clock.
+			err = blobs.RemoveStaleTemporaries(sys.Clock().Now())
+		}
+		if err != nil {
 			r.removeTmp()
 			return nil, err
 		}
+		opts.Blobs = blobs
 	}
 	r.opts = opts
 	name := fmt.Sprintf("%s#%d", opts.Name, nextRun(sys))

@@ -8,7 +8,6 @@ import (
 	"slices"
 	"strings"
 
-	"github.com/RoaringBitmap/roaring/v2"
 	"github.com/apache/arrow-go/v18/arrow"
 
 	"github.com/lakestate/lakestate/table"
@@ -200,7 +199,9 @@ func (t *paimonTable) pinLatest() error {
 }
 
 func (t *paimonTable) pin(id int64) error {
-	view, err := viewAt(t.t, id)
+	// Files the new snapshot shares with the pinned one stay open: a
+	// barrier moves the reads without reopening the whole table.
+	view, err := t.t.ViewReusing(id, t.view)
 	if err != nil {
 		return fmt.Errorf("paimon backend: table %q: view of snapshot %d: %w", t.l.Name, id, err)
 	}
@@ -209,34 +210,6 @@ func (t *paimonTable) pin(id int64) error {
 	}
 	t.view, t.snapshot = view, id
 	return nil
-}
-
-// viewAt plans a view of a snapshot: its live files and the deletion vectors
-// of its buckets. It walks the snapshot's whole manifest chain.
-func viewAt(t *table.Table, id int64) (*table.View, error) {
-	files, index, err := t.LiveFiles(id)
-	if err != nil {
-		return nil, err
-	}
-	dvs := map[table.BucketKey]map[string]*roaring.Bitmap{}
-	for _, e := range index {
-		if e.Kind != table.FileAdd || e.IndexType != table.IndexTypeDeletionVectors {
-			continue
-		}
-		vectors, err := t.ReadDeletionVectors(e)
-		if err != nil {
-			return nil, err
-		}
-		k := table.BucketKey{Partition: string(e.Partition), Bucket: e.Bucket}
-		if dvs[k] == nil {
-			dvs[k] = vectors
-			continue
-		}
-		for f, bm := range vectors {
-			dvs[k][f] = bm
-		}
-	}
-	return table.NewView(table.ViewInput{FIO: t.FileIO(), Schema: t.Schema(), Files: files, BucketDir: t.BucketDir, DeletionVectors: dvs})
 }
 
 func (b *PaimonBackend) commit(c commitRequest) (Checkpoint, error) {

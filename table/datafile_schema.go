@@ -31,7 +31,6 @@ type dataFileLayout struct {
 	parquet  *parquet.Schema
 }
 
-func (l *dataFileLayout) numKeys() int       { return len(l.keyIdx) }
 func (l *dataFileLayout) seqCol() int        { return len(l.keyIdx) }
 func (l *dataFileLayout) kindCol() int       { return len(l.keyIdx) + 1 }
 func (l *dataFileLayout) fieldCol(i int) int { return len(l.keyIdx) + 2 + i }

@@ -33,21 +33,22 @@ func Open(dir string) (*Store, error) {
 	if err := os.MkdirAll(s.tmp, 0o755); err != nil {
 		return nil, err
 	}
-	if err := s.removeStaleTemporaries(time.Now().Add(-staleTempAge)); err != nil {
-		return nil, err
-	}
 	return s, nil
 }
 
 // staleTempAge is how long a temporary file must have gone unmodified before
-// Open takes it for the leftover of a put that crashed. A put in progress
-// writes continuously; one idle this long is not coming back.
+// RemoveStaleTemporaries takes it for the leftover of a put that crashed. A
+// put in progress writes continuously; one idle this long is not coming back.
 const staleTempAge = 15 * time.Minute
 
-// removeStaleTemporaries deletes the temporary files of puts that never
-// finished (the process died between create and rename). Nothing refers to
-// them, and without this each crash would leak one per put in flight.
-func (s *Store) removeStaleTemporaries(before time.Time) error {
+// RemoveStaleTemporaries deletes the temporary files of puts that never
+// finished (the process died between create and rename) and were last
+// modified staleTempAge or more before now. Nothing refers to them, and
+// without this each crash would leak one per put in flight. The owner of the
+// store calls it when it starts, with its clock's now; a reader such as an
+// inspection never does.
+func (s *Store) RemoveStaleTemporaries(now time.Time) error {
+	before := now.Add(-staleTempAge)
 	entries, err := os.ReadDir(s.tmp)
 	if err != nil {
 		return err

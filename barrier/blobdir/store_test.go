@@ -339,7 +339,7 @@ func TestClassify(t *testing.T) {
 	}
 }
 
-func TestOpenRemovesTemporariesOfCrashedPuts(t *testing.T) {
+func TestRemoveStaleTemporariesOfCrashedPuts(t *testing.T) {
 	s := open(t)
 	put(t, s, "chk-1/a", "blob")
 	stale := filepath.Join(s.tmp, "put-crashed")
@@ -355,6 +355,9 @@ func TestOpenRemovesTemporariesOfCrashedPuts(t *testing.T) {
 	}
 	reopened, err := Open(s.Root())
 	if err != nil {
+		t.Fatal(err)
+	}
+	if err := reopened.RemoveStaleTemporaries(time.Now()); err != nil {
 		t.Fatal(err)
 	}
 	if got := tempFiles(t, reopened); !slices.Equal(got, []string{"put-in-progress"}) {
