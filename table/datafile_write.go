@@ -81,7 +81,23 @@ func NewDataFileWriter(fio FileIO, path string, s *Schema, opts DataFileOptions)
 	if err != nil {
 		return nil, fmt.Errorf("data file %s: %w", path, err)
 	}
+	cfg, err := parquetWriterOptions(layout, s, opts)
+	if err != nil {
+		f.Close()
+		_ = fio.Remove(path)
+		return nil, fmt.Errorf("data file %s: %w", path, err)
+	}
 	w := &DataFileWriter{fio: fio, path: path, layout: layout, opts: opts, file: f, out: &countingWriter{w: f}}
+	w.pw = parquet.NewWriter(w.out, cfg...)
+	w.stats = make([]colStats, len(s.Fields))
+	for i, f := range s.Fields {
+		w.stats[i].t = f.Type
+	}
+	return w, nil
+}
+
+// parquetWriterOptions configure parquet-go for a data file of the layout.
+func parquetWriterOptions(layout *dataFileLayout, s *Schema, opts DataFileOptions) ([]parquet.WriterOption, error) {
 	cfg := []parquet.WriterOption{
 		layout.parquet,
 		parquet.DataPageVersion(1),
@@ -106,16 +122,9 @@ func NewDataFileWriter(fio FileIO, path string, s *Schema, opts DataFileOptions)
 		cfg = append(cfg, parquet.Compression(&snappy.Codec{}))
 	case "none", "uncompressed":
 	default:
-		f.Close()
-		_ = fio.Remove(path)
-		return nil, fmt.Errorf("data file %s: unsupported compression %q (zstd, snappy or none)", path, codec)
+		return nil, fmt.Errorf("unsupported compression %q (zstd, snappy or none)", codec)
 	}
-	w.pw = parquet.NewWriter(w.out, cfg...)
-	w.stats = make([]colStats, len(s.Fields))
-	for i, f := range s.Fields {
-		w.stats[i].t = f.Type
-	}
-	return w, nil
+	return cfg, nil
 }
 
 // Rows is the number of rows written so far.
