@@ -23,7 +23,7 @@ func LookupSuperseded(levels *Levels, level int, keys [][]byte, dvs DeletionVect
 	found := make(DeletionVectors)
 	remaining := keys
 	for lv := level + 1; lv <= levels.MaxLevel() && len(remaining) > 0; lv++ {
-		var missed [][]byte
+		missed := make([][]byte, 0, len(remaining))
 		err := routeKeys(levels.RunOfLevel(lv), remaining, files, func(f DataFileMeta, ks [][]byte) error {
 			pos, err := files.FindKeys(f, ks)
 			if err != nil {

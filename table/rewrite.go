@@ -45,7 +45,7 @@ type compaction struct {
 	dvs     DeletionVectors
 	files   BucketFiles
 	writers []RowWriter
-	lookup  [][]byte // keys to look up below the output level, ascending
+	lookup  keyList // keys to look up below the output level, ascending
 	res     CompactResult
 }
 
@@ -74,8 +74,8 @@ func (c *compaction) run() (CompactResult, error) {
 			return CompactResult{}, err
 		}
 	}
-	if len(c.lookup) > 0 {
-		found, err := LookupSuperseded(c.levels, out, c.lookup, c.res.DVs, c.files)
+	if c.lookup.len() > 0 {
+		found, err := LookupSuperseded(c.levels, out, c.lookup.keys(), c.res.DVs, c.files)
 		if err != nil {
 			return CompactResult{}, err
 		}
@@ -105,16 +105,8 @@ func (c *compaction) upgrade(s CompactStep) error {
 
 // collectKeys reads the keys of a file carried up without rewriting.
 func (c *compaction) collectKeys(f DataFileMeta) error {
-	it, err := c.files.Open(f, c.dvs[f.FileName])
-	if err != nil {
-		return fmt.Errorf("compact: open %s: %w", f.FileName, err)
-	}
-	defer it.Close()
-	for it.Next() {
-		c.lookup = append(c.lookup, append([]byte(nil), it.Key()...))
-	}
-	if err := it.Err(); err != nil {
-		return fmt.Errorf("compact: read %s: %w", f.FileName, err)
+	if err := c.files.ReadKeys(f, c.dvs[f.FileName], c.lookup.add); err != nil {
+		return fmt.Errorf("compact: read keys of %s: %w", f.FileName, err)
 	}
 	return nil
 }
@@ -179,7 +171,7 @@ func (c *compaction) mergeSection(section []SortedRun, lookup bool, w RowWriter)
 			return nil
 		}
 		if lookup && !anyAboveLevel0(group) {
-			c.lookup = append(c.lookup, append([]byte(nil), group[0].cur.Key()...))
+			c.lookup.add(group[0].cur.Key())
 		}
 		best := newestOf(group)
 		if c.plan.DropDelete && (best.cur.Kind().IsRetract() || c.expiry.expired(best.cur)) {
@@ -230,4 +222,28 @@ func anyAboveLevel0(group []*runIterator) bool {
 		}
 	}
 	return false
+}
+
+// keyList collects keys in one buffer, not one allocation per key.
+type keyList struct {
+	buf  []byte
+	ends []int // key i is buf[ends[i-1]:ends[i]]
+}
+
+func (l *keyList) add(key []byte) {
+	l.buf = append(l.buf, key...)
+	l.ends = append(l.ends, len(l.buf))
+}
+
+func (l *keyList) len() int { return len(l.ends) }
+
+// keys returns the keys as slices of the buffer.
+func (l *keyList) keys() [][]byte {
+	out := make([][]byte, len(l.ends))
+	lo := 0
+	for i, hi := range l.ends {
+		out[i] = l.buf[lo:hi:hi]
+		lo = hi
+	}
+	return out
 }

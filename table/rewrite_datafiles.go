@@ -5,12 +5,11 @@ import (
 	"path"
 
 	"github.com/RoaringBitmap/roaring/v2"
-	"github.com/apache/arrow-go/v18/arrow"
-	"github.com/apache/arrow-go/v18/arrow/array"
+	"github.com/apache/arrow-go/v18/arrow/bitutil"
 )
 
-// Rows decoded per read by a data-file row iterator, and the longest run of
-// contiguous rows a writer buffers before handing it to the file writer.
+// Rows decoded per read by a data-file row iterator, and the rows a writer
+// gathers before handing them to the file writer.
 const (
 	bucketFilesChunkRows = 4096
 	bucketFilesMaxRun    = 1024
@@ -119,11 +118,11 @@ func (b *DataBucketFiles) int64Field(name string) (func(RowIterator) (int64, boo
 	}
 	return func(src RowIterator) (int64, bool) {
 		it := src.(*dataFileRows)
-		col := it.chunk.Rows.Column(i).(*array.Int64)
-		if col.IsNull(it.i) {
+		col := it.chunk.fields[i]
+		if col.nulls > 0 && !bitutil.BitIsSet(col.valid, it.i) {
 			return 0, false
 		}
-		return col.Value(it.i), true
+		return int64s(col)[it.i], true
 	}, nil
 }
 
@@ -132,23 +131,25 @@ func (b *DataBucketFiles) NewWriter(level int) (RowWriter, error) {
 	return &dataRowWriter{b: b, level: int32(level)}, nil
 }
 
-// dataFileRows iterates a data file's rows, decoding a chunk at a time and
-// encoding the chunk's keys in one pass.
+// dataFileRows iterates a data file's rows, decoding a chunk at a time into
+// buffers it reuses and encoding the chunk's keys in one pass. A writer copies
+// the rows it keeps before the iterator moves on.
 type dataFileRows struct {
 	b       *DataBucketFiles
 	d       *DataFile
 	deleted *roaring.Bitmap
-	chunk   *FileRows
-	keys    KeyBatch
-	i       int   // current row in chunk
-	next    int64 // file position of the next chunk
+	chunk   rowChunk
+	keys    []byte
+	keyEnds []int32 // keys[keyEnds[i-1]:keyEnds[i]] is row i's key
+	i       int     // current row in chunk
+	next    int64   // file position of the next chunk
 	err     error
 }
 
 func (it *dataFileRows) Next() bool {
 	for it.err == nil {
 		it.i++
-		if it.chunk == nil || it.i >= int(it.chunk.Rows.NumRows()) {
+		if it.i >= it.chunk.n {
 			if !it.load() {
 				return false
 			}
@@ -161,57 +162,52 @@ func (it *dataFileRows) Next() bool {
 }
 
 func (it *dataFileRows) load() bool {
-	if it.chunk != nil {
-		it.chunk.Release()
-		it.chunk = nil
-	}
 	if it.next >= it.d.NumRows() {
 		return false
 	}
 	hi := min(it.next+bucketFilesChunkRows, it.d.NumRows())
-	chunk, err := it.d.ReadRange(it.next, hi)
-	if err != nil {
+	if err := it.d.readChunk(it.next, hi, &it.chunk); err != nil {
 		it.err = err
 		return false
 	}
-	cols := make([]arrow.Array, len(it.b.keyIdx))
-	for k, fi := range it.b.keyIdx {
-		cols[k] = chunk.Rows.Column(fi)
+	it.keys, it.keyEnds = it.keys[:0], it.keyEnds[:0]
+	for r := range it.chunk.n {
+		for k, fi := range it.b.keyIdx {
+			it.keys = it.chunk.fields[fi].appendKey(it.keys, it.b.keyTyp[k], r)
+		}
+		it.keyEnds = append(it.keyEnds, int32(len(it.keys)))
 	}
-	if err := it.keys.EncodeArrow(cols, it.b.keyTyp); err != nil {
-		chunk.Release()
-		it.err = fmt.Errorf("data file %s: %w", it.d.Path(), err)
-		return false
-	}
-	it.chunk, it.i, it.next = chunk, 0, hi
+	it.i, it.next = 0, hi
 	return true
 }
 
-func (it *dataFileRows) Key() []byte     { return it.keys.Key(it.i) }
-func (it *dataFileRows) Seq() int64      { return it.chunk.Seqs[it.i] }
-func (it *dataFileRows) Kind() ValueKind { return it.chunk.Kinds[it.i] }
-func (it *dataFileRows) Pos() int64      { return it.chunk.First + int64(it.i) }
-func (it *dataFileRows) Err() error      { return it.err }
-
-func (it *dataFileRows) Close() error {
-	if it.chunk != nil {
-		it.chunk.Release()
-		it.chunk = nil
+func (it *dataFileRows) Key() []byte {
+	lo := int32(0)
+	if it.i > 0 {
+		lo = it.keyEnds[it.i-1]
 	}
-	return it.d.Close()
+	return it.keys[lo:it.keyEnds[it.i]]
 }
+func (it *dataFileRows) Seq() int64      { return it.chunk.seqs[it.i] }
+func (it *dataFileRows) Kind() ValueKind { return it.chunk.kinds[it.i] }
+func (it *dataFileRows) Pos() int64      { return it.chunk.first + int64(it.i) }
+func (it *dataFileRows) Err() error      { return it.err }
+func (it *dataFileRows) Close() error    { return it.d.Close() }
 
-// dataRowWriter writes the rows a rewrite keeps, passing contiguous rows of
-// one source chunk to the file writer as one slice, and rolls to a new file
-// at the target size.
+// dataRowWriter writes the rows a rewrite keeps: it copies each row out of
+// its source chunk into a batch, hands the file writer a batch of
+// bucketFilesMaxRun rows at a time, and rolls to a new file at the target
+// size. Each batch gets fresh buffers, so the file writer may keep what it
+// was given.
 type dataRowWriter struct {
 	b     *DataBucketFiles
 	level int32
 	w     *DataFileWriter
 	done  []DataFileMeta
 
-	src    *FileRows // chunk of the pending rows, retained
-	lo, hi int       // pending rows [lo, hi) of src
+	cols  []*colVec // the batch, one per schema field
+	seqs  []int64
+	kinds []ValueKind
 }
 
 func (w *dataRowWriter) Write(src RowIterator) error {
@@ -219,26 +215,30 @@ func (w *dataRowWriter) Write(src RowIterator) error {
 	if !ok {
 		return fmt.Errorf("compaction writer: rows from %T, not a data file", src)
 	}
-	if w.src == it.chunk && w.hi == it.i && w.hi-w.lo < bucketFilesMaxRun {
-		w.hi++
-		return nil
+	if w.cols == nil {
+		w.cols = make([]*colVec, len(w.b.schema.Fields))
+		for f := range w.cols {
+			w.cols[f] = newColVec(w.b.schema.Fields[f].Type)
+		}
+		w.seqs = make([]int64, 0, bucketFilesMaxRun)
+		w.kinds = make([]ValueKind, 0, bucketFilesMaxRun)
 	}
-	if err := w.flush(); err != nil {
-		return err
+	for f, v := range w.cols {
+		v.appendRow(it.chunk.fields[f], it.i)
 	}
-	it.chunk.Rows.Retain()
-	w.src, w.lo, w.hi = it.chunk, it.i, it.i+1
+	w.seqs = append(w.seqs, it.chunk.seqs[it.i])
+	w.kinds = append(w.kinds, it.chunk.kinds[it.i])
+	if len(w.seqs) >= bucketFilesMaxRun {
+		return w.flush()
+	}
 	return nil
 }
 
-// flush writes the pending rows, then rolls if the file reached its target.
+// flush writes the batch, then rolls if the file reached its target.
 func (w *dataRowWriter) flush() error {
-	if w.src == nil {
+	if len(w.seqs) == 0 {
 		return nil
 	}
-	src, lo, hi := w.src, w.lo, w.hi
-	w.src = nil
-	defer src.Rows.Release()
 	if w.w == nil {
 		name := w.b.opts.NewFileName()
 		fw, err := NewDataFileWriter(w.b.fio, path.Join(w.b.dir, name), w.b.schema, DataFileOptions{
@@ -249,15 +249,33 @@ func (w *dataRowWriter) flush() error {
 		}
 		w.w = fw
 	}
-	slice := src.Rows.NewSlice(int64(lo), int64(hi))
-	defer slice.Release()
-	if err := w.w.Write(slice, src.Seqs[lo:hi], src.Kinds[lo:hi]); err != nil {
+	rec, err := vecsRecord(w.b.schema, w.cols)
+	if err != nil {
+		return err
+	}
+	err = w.w.Write(rec, w.seqs, w.kinds)
+	rec.Release()
+	w.nextBatch()
+	if err != nil {
 		return err
 	}
 	if w.w.EstimatedSize() >= w.b.opts.TargetFileSize {
 		return w.closeFile()
 	}
 	return nil
+}
+
+// nextBatch starts an empty batch in new buffers sized like the last.
+func (w *dataRowWriter) nextBatch() {
+	for f, v := range w.cols {
+		w.cols[f] = &colVec{
+			t: v.t, width: v.width,
+			fixed: make([]byte, 0, cap(v.fixed)), offs: make([]int32, 1, cap(v.offs)),
+			data: make([]byte, 0, cap(v.data)), bits: make([]byte, 0, cap(v.bits)),
+		}
+	}
+	w.seqs = make([]int64, 0, bucketFilesMaxRun)
+	w.kinds = make([]ValueKind, 0, bucketFilesMaxRun)
 }
 
 func (w *dataRowWriter) closeFile() error {
@@ -289,10 +307,7 @@ func (w *dataRowWriter) Finish() ([]DataFileMeta, error) {
 }
 
 func (w *dataRowWriter) Abort() {
-	if w.src != nil {
-		w.src.Rows.Release()
-		w.src = nil
-	}
+	w.cols, w.seqs, w.kinds = nil, nil, nil
 	if w.w != nil {
 		w.w.Abort()
 		w.w = nil

@@ -9,6 +9,7 @@ import (
 	"slices"
 	"testing"
 
+	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/array"
 	"github.com/apache/arrow-go/v18/arrow/memory"
 )
@@ -70,8 +71,7 @@ func readVisible(t *testing.T, b *DataBucketFiles, l *Levels, dvs DeletionVector
 			}
 			rows := it.(*dataFileRows)
 			for rows.Next() {
-				rec := rows.chunk.Rows
-				out[rec.Column(0).(*array.Int32).Value(rows.i)] = rec.Column(1).(*array.String).Value(rows.i)
+				out[rows.column(t, 0).(*array.Int32).Value(rows.i)] = rows.column(t, 1).(*array.String).Value(rows.i)
 			}
 			if err := rows.Err(); err != nil {
 				t.Fatal(err)
@@ -204,4 +204,15 @@ func TestCompactRollsAtTargetSize(t *testing.T) {
 	if !bytes.Equal(l.RunOfLevel(5).Files[0].MinKey, in.MinKey) {
 		t.Fatal("first output does not start at the input's min key")
 	}
+}
+
+// column wraps field f of the iterator's current chunk as an Arrow array,
+// for tests that read rows back.
+func (it *dataFileRows) column(t testing.TB, f int) arrow.Array {
+	t.Helper()
+	a, err := it.chunk.fields[f].arrow()
+	if err != nil {
+		t.Fatal(err)
+	}
+	return a
 }

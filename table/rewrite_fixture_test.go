@@ -140,8 +140,7 @@ func fixtureRows(t *testing.T, files *DataBucketFiles, l *Levels, dvs DeletionVe
 			}
 			rows := it.(*dataFileRows)
 			for rows.Next() {
-				rec := rows.chunk.Rows
-				got = append(got, fmt.Sprintf("%s %.1f", rec.Column(0).(*array.String).Value(rows.i), rec.Column(3).(*array.Float64).Value(rows.i)))
+				got = append(got, fmt.Sprintf("%s %.1f", rows.column(t, 0).(*array.String).Value(rows.i), rows.column(t, 3).(*array.Float64).Value(rows.i)))
 			}
 			if err := rows.Err(); err != nil {
 				t.Fatal(err)

@@ -10,6 +10,9 @@ type BucketFiles interface {
 	// Open reads the rows of f in key order, skipping the positions in
 	// deleted (nil: none).
 	Open(f DataFileMeta, deleted *roaring.Bitmap) (RowIterator, error)
+	// ReadKeys calls fn with the key of each row of f not in deleted, in
+	// key order; the key is valid only during the call.
+	ReadKeys(f DataFileMeta, deleted *roaring.Bitmap, fn func(key []byte)) error
 	// FindKeys returns, for each of keys (encoded, ascending, unique), its
 	// row position in f, or -1 when f lacks it. Deletion vectors are not
 	// applied: the caller decides what a deleted position means.

@@ -71,6 +71,18 @@ func (b *memBucket) Open(f DataFileMeta, deleted *roaring.Bitmap) (RowIterator, 
 	return &memIter{rows: rows, deleted: deleted, i: -1}, nil
 }
 
+func (b *memBucket) ReadKeys(f DataFileMeta, deleted *roaring.Bitmap, fn func(key []byte)) error {
+	it, err := b.Open(f, deleted)
+	if err != nil {
+		return err
+	}
+	defer it.Close()
+	for it.Next() {
+		fn(it.Key())
+	}
+	return it.Err()
+}
+
 func (b *memBucket) FindKeys(f DataFileMeta, keys [][]byte) ([]int64, error) {
 	it, err := b.Open(f, nil)
 	if err != nil {

@@ -126,16 +126,11 @@ func (v *View) readSlice(f *viewFile, r keyRange) (*fileSlice, error) {
 	if err != nil || a == b {
 		return nil, err
 	}
-	read := func(c int, cv *colVec) error { return df.readRange(c, a, b, cv) }
-	seqs, kinds, err := df.readSeqKinds(read)
-	if err != nil {
+	var c rowChunk
+	if err := df.readChunk(a, b, &c); err != nil {
 		return nil, err
 	}
-	vecs, err := df.readFieldVecs(int(b-a), read)
-	if err != nil {
-		return nil, err
-	}
-	return &fileSlice{f: f, first: a, vecs: vecs, seqs: seqs, kinds: kinds}, nil
+	return &fileSlice{f: f, first: a, vecs: c.fields, seqs: c.seqs, kinds: c.kinds}, nil
 }
 
 func (s *fileSlice) live(i int) bool {
