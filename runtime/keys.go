@@ -18,11 +18,18 @@ type keyBatch struct {
 }
 
 func newKeyBatch(spec keySpec) *keyBatch {
-	span := true
-	for i := 1; i < len(spec.cols); i++ {
-		span = span && spec.cols[i] == spec.cols[i-1]+1
+	return &keyBatch{spec: spec, span: consecutive(spec.cols)}
+}
+
+// consecutive reports whether cols are consecutive and ascending, so that
+// they are a slice of a row.
+func consecutive(cols []int) bool {
+	for i := 1; i < len(cols); i++ {
+		if cols[i] != cols[i-1]+1 {
+			return false
+		}
 	}
-	return &keyBatch{spec: spec, span: span}
+	return len(cols) > 0
 }
 
 // of returns the keys of recs; they stay valid until the next call.

@@ -104,8 +104,11 @@ type joinSide struct {
 	key    keySpec
 	sub    []int
 	unique bool
-	width  int
-	layout subtask.Layout
+	// subSpan: the entry key columns are consecutive and ascending, so an
+	// entry key is a slice of its row.
+	subSpan bool
+	width   int
+	layout  subtask.Layout
 }
 
 func newJoinSide(s int, schema Schema, in JoinInput) (*joinSide, error) {
@@ -120,6 +123,7 @@ func newJoinSide(s int, schema Schema, in JoinInput) (*joinSide, error) {
 	if _, err := newKeySpec(schema, side.sub); err != nil {
 		return nil, fmt.Errorf("unique columns: %w", err)
 	}
+	side.subSpan = consecutive(side.sub)
 	value := []subtask.Column{}
 	if side.unique {
 		value = columns("v", schema, allColumns(len(schema)), false)
@@ -134,19 +138,57 @@ func newJoinSide(s int, schema Schema, in JoinInput) (*joinSide, error) {
 	return side, nil
 }
 
-// entry builds the entry key and value of a row stored count times.
-func (s *joinSide) entry(r Row, count int64) (sub, value Row) {
-	sub = make(Row, len(s.sub))
+// lookup returns the entry key of a row for reading or deleting its entry:
+// a slice of the row, or the row's columns gathered into scratch. The state
+// must not keep it.
+func (s *joinSide) lookup(r Row, scratch *Row) Row {
+	if s.subSpan {
+		return r[s.sub[0] : s.sub[0]+len(s.sub) : s.sub[0]+len(s.sub)]
+	}
+	*scratch = (*scratch)[:0]
+	for _, c := range s.sub {
+		*scratch = append(*scratch, r[c])
+	}
+	return *scratch
+}
+
+// entry builds the entry key and value of a row stored count times, for the
+// state to keep: the row itself, rows from the arena or shared count rows,
+// none of them written again.
+func (s *joinSide) entry(r Row, count int64, rows *rowArena) (sub, value Row) {
+	if !s.unique {
+		// The entry key is every column: the row itself.
+		return r, countRow(count)
+	}
+	value = rows.row(len(r) + 1)
+	copy(value, r)
+	value[len(r)] = subtask.Int(count)
+	if s.subSpan {
+		at, n := s.sub[0], len(s.sub)
+		return value[at : at+n : at+n], value
+	}
+	sub = rows.row(len(s.sub))
 	for i, c := range s.sub {
 		sub[i] = r[c]
 	}
-	if !s.unique {
-		return sub, Row{subtask.Int(count)}
-	}
-	value = make(Row, len(r)+1)
-	copy(value, r)
-	value[len(r)] = subtask.Int(count)
 	return sub, value
+}
+
+// countRows are the shared value rows of small counts: a row stored without
+// Unique columns is mostly held once.
+var countRows = func() []Row {
+	rows := make([]Row, 16)
+	for i := range rows {
+		rows[i] = Row{subtask.Int(int64(i))}
+	}
+	return rows
+}()
+
+func countRow(n int64) Row {
+	if n >= 0 && n < int64(len(countRows)) {
+		return countRows[n]
+	}
+	return Row{subtask.Int(n)}
 }
 
 // row returns the stored row of an entry and its count.
@@ -163,6 +205,10 @@ type joinOp struct {
 	states  [2]*subtask.MapState
 	kbs     [2]*keyBatch
 	entries [2][]*subtask.MapEntries
+	// rows holds the stored and the joined rows; scratch the entry key of a
+	// lookup.
+	rows    rowArena
+	scratch Row
 }
 
 func (o *joinOp) Open(ctx *OperatorContext) error {
@@ -191,7 +237,7 @@ func (o *joinOp) Process(input int, recs []Record, out Emitter) error {
 	side, otherSide := o.spec.sides[own], o.spec.sides[other]
 	for i, r := range recs {
 		mine, theirs := o.entries[own][i], o.entries[other][i]
-		sub, _ := side.entry(r.Row, 0)
+		sub := side.lookup(r.Row, &o.scratch)
 		var count int64
 		if v, ok := mine.Get(sub); ok {
 			_, count = side.row(sub, v)
@@ -209,8 +255,10 @@ func (o *joinOp) Process(input int, recs []Record, out Emitter) error {
 		if count == 0 {
 			mine.Delete(sub)
 		} else {
-			_, value := side.entry(r.Row, count)
-			mine.Put(sub, value)
+			mine.Put(side.entry(r.Row, count, &o.rows))
+		}
+		if theirs.Len() == 0 {
+			continue
 		}
 		for osub, oval := range theirs.All() {
 			orow, n := otherSide.row(osub, oval)
@@ -231,7 +279,7 @@ func (o *joinOp) Process(input int, recs []Record, out Emitter) error {
 }
 
 func (o *joinOp) project(l, r Row) Row {
-	out := make(Row, len(o.spec.sel))
+	out := o.rows.row(len(o.spec.sel))
 	for i, jc := range o.spec.sel {
 		if jc.Right {
 			out[i] = r[jc.Col]

@@ -20,7 +20,9 @@ type outputs struct {
 	chans          []sendChan
 	// backlog counts queued messages over all channels.
 	backlog int
-	send    func(to *actor.PID, msg any)
+	// rows holds the rows the edges' steps build.
+	rows rowArena
+	send func(to *actor.PID, msg any)
 }
 
 type sendEdge struct {
@@ -60,7 +62,7 @@ func (o *outputs) emit(output int, kind Change, row Row) {
 		e := &o.edges[ei]
 		r, ok := row, true
 		if len(e.chain) > 0 {
-			if r, ok = applyChain(e.chain, row); !ok {
+			if r, ok = applyChain(e.chain, row, &o.rows); !ok {
 				continue
 			}
 		}

@@ -6,8 +6,9 @@ import "slices"
 // map. Steps keep the record's changelog kind, so they apply to retractions
 // exactly as to the rows they retract.
 type step struct {
-	filter func(Row) bool
-	mapRow func(Row) Row
+	filter  func(Row) bool
+	mapRow  func(Row) Row
+	project []int
 }
 
 func (s Stream) with(st step, schema Schema) Stream {
@@ -38,27 +39,29 @@ func (s Stream) Project(cols ...int) Stream {
 		}
 		schema[i] = s.schema[c]
 	}
-	cols = slices.Clone(cols)
-	return s.Map(schema, func(r Row) Row {
-		out := make(Row, len(cols))
-		for i, c := range cols {
-			out[i] = r[c]
-		}
-		return out
-	})
+	// A non-nil list, even when empty, marks the step as a projection.
+	return s.with(step{project: append([]int{}, cols...)}, schema)
 }
 
 // applyChain runs a row through an edge's steps; false means a filter
-// dropped it.
-func applyChain(chain []step, r Row) (Row, bool) {
+// dropped it. Projected rows come from rows.
+func applyChain(chain []step, r Row, rows *rowArena) (Row, bool) {
 	for i := range chain {
-		if f := chain[i].filter; f != nil {
-			if !f(r) {
+		st := &chain[i]
+		switch {
+		case st.filter != nil:
+			if !st.filter(r) {
 				return nil, false
 			}
-			continue
+		case st.project != nil:
+			out := rows.row(len(st.project))
+			for j, c := range st.project {
+				out[j] = r[c]
+			}
+			r = out
+		default:
+			r = st.mapRow(r)
 		}
-		r = chain[i].mapRow(r)
 	}
 	return r, true
 }
