@@ -42,8 +42,11 @@ type committedTable interface {
 }
 
 // entry is one committed row: its encoded primary key and its non-key datums.
+// A backend that reads typed columns (paimon) also hands out the primary-key
+// datums, sparing the reader a decode of key; others leave pk nil.
 type entry struct {
 	key  string
+	pk   Row
 	vals Row
 }
 

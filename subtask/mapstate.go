@@ -25,6 +25,9 @@ type MapState struct {
 	enc    []byte
 	misses []valueMiss
 	probe  []string
+	read   []mapEntry // entries of a probe, before they are split per key
+	ends   []int      // end of each probed key's entries in read
+	order  []int32    // dirty slots in key order, for a flush
 }
 
 // MapEntries is the entries of one key, sorted by entry key. It is valid until
@@ -35,6 +38,8 @@ type MapEntries struct {
 	m       *MapState
 	entries []mapEntry
 	image   []mapEntry // committed entries as read; immutable
+	// shared marks entries as the image itself: the first write copies.
+	shared  bool
 	dirty   bool
 	dropped bool
 }
@@ -78,21 +83,7 @@ func (m *MapState) GetBatch(keys []Key, out []*MapEntries) ([]*MapEntries, error
 	}
 	slices.SortFunc(m.misses, func(a, b valueMiss) int { return strings.Compare(a.key, b.key) })
 	m.probe = distinctKeys(m.probe[:0], m.misses)
-	images := make([][]mapEntry, len(m.probe))
-	m.store.countProbe(len(m.probe))
-	var bad error
-	err := m.t.scanPrefixes(m.probe, func(i int, e entry) {
-		sub := e.key[len(m.probe[i]):]
-		subRow, err := m.l.decodeSub(e.key)
-		if err != nil && bad == nil {
-			bad = err
-		}
-		value, ts := splitVals(m.l, e.vals)
-		images[i] = append(images[i], mapEntry{sub: sub, subRow: subRow, value: value, ts: ts})
-	})
-	if err == nil {
-		err = bad
-	}
+	images, err := m.readImages(m.probe)
 	if err != nil {
 		return nil, fmt.Errorf("state %q: read of %d keys: %w", m.l.Name, len(m.probe), err)
 	}
@@ -101,7 +92,8 @@ func (m *MapState) GetBatch(keys []Key, out []*MapEntries) ([]*MapEntries, error
 		if i == 0 || miss.key != m.misses[i-1].key {
 			j++
 			at = m.buf.add(miss.key)
-			me := &MapEntries{m: m, image: images[j], entries: slices.Clone(images[j])}
+			// The entries alias the image until the first write.
+			me := &MapEntries{m: m, image: images[j], entries: images[j], shared: true}
 			m.buf.slots[at] = me
 			m.clean = append(m.clean, at)
 			me.pruneExpired()
@@ -109,6 +101,54 @@ func (m *MapState) GetBatch(keys []Key, out []*MapEntries) ([]*MapEntries, error
 		out[miss.idx] = m.buf.slots[at]
 	}
 	return out, nil
+}
+
+// readImages reads the committed entries of sorted, distinct key prefixes
+// with one prefix probe. The images of a batch share one array; each is a
+// capacity-clipped window of it, so appending to one cannot reach another.
+func (m *MapState) readImages(prefixes []string) ([][]mapEntry, error) {
+	m.store.countProbe(len(prefixes))
+	m.ends = slices.Grow(m.ends[:0], len(prefixes))[:len(prefixes)]
+	clear(m.ends)
+	read, last := m.read[:0], 0
+	var bad error
+	err := m.t.scanPrefixes(prefixes, func(i int, e entry) {
+		if i < last && bad == nil {
+			bad = fmt.Errorf("prefix %d read after prefix %d", i, last)
+		}
+		last = i
+		var subRow Row
+		if e.pk != nil {
+			subRow = e.pk[m.l.prefixCols():]
+		} else {
+			var err error
+			if subRow, err = m.l.decodeSub(e.key); err != nil && bad == nil {
+				bad = err
+			}
+		}
+		value, ts := splitVals(m.l, e.vals)
+		read = append(read, mapEntry{sub: e.key[len(prefixes[i]):], subRow: subRow, value: value, ts: ts})
+		m.ends[i] = len(read)
+	})
+	all := slices.Clone(read)
+	clear(read) // the scratch must not keep the rows alive
+	m.read = read[:0]
+	if err == nil {
+		err = bad
+	}
+	if err != nil {
+		return nil, err
+	}
+	images := make([][]mapEntry, len(prefixes))
+	from := 0
+	for i, end := range m.ends {
+		end = max(end, from)
+		if end > from {
+			images[i] = all[from:end:end]
+		}
+		from = end
+	}
+	return images, nil
 }
 
 func (me *MapEntries) check() {
@@ -124,16 +164,26 @@ func (me *MapEntries) markDirty() {
 	}
 }
 
+// own makes the entries the handle's own before a write changes them.
+func (me *MapEntries) own() {
+	if me.shared {
+		me.entries = slices.Clone(me.entries)
+		me.shared = false
+	}
+}
+
 func (me *MapEntries) pruneExpired() {
 	if !me.m.l.hasTTL() {
 		return
 	}
 	now := me.m.store.now
-	n := len(me.entries)
-	me.entries = slices.DeleteFunc(me.entries, func(e mapEntry) bool { return expired(me.m.l, e.ts, now) })
-	if len(me.entries) != n {
-		me.markDirty()
+	gone := func(e mapEntry) bool { return expired(me.m.l, e.ts, now) }
+	if !slices.ContainsFunc(me.entries, gone) {
+		return
 	}
+	me.own()
+	me.entries = slices.DeleteFunc(me.entries, gone)
+	me.markDirty()
 }
 
 // find returns the position of an encoded entry key, and whether it is there.
@@ -173,9 +223,18 @@ func (me *MapEntries) Put(sub, value Row) {
 	enc := me.encode(sub)
 	ts := me.m.store.writeTime(me.m.l)
 	i, ok := me.find(enc)
-	if ok {
+	switch {
+	case ok:
+		me.own()
 		me.entries[i].value, me.entries[i].ts = value, ts
-	} else {
+	case me.shared:
+		// One copy makes the room and the handle's own entries.
+		e := make([]mapEntry, len(me.entries)+1, len(me.entries)+1+len(me.entries)/4)
+		copy(e, me.entries[:i])
+		e[i] = mapEntry{sub: string(enc), subRow: sub, value: value, ts: ts}
+		copy(e[i+1:], me.entries[i:])
+		me.entries, me.shared = e, false
+	default:
 		me.entries = slices.Insert(me.entries, i, mapEntry{sub: string(enc), subRow: sub, value: value, ts: ts})
 	}
 	me.markDirty()
@@ -186,6 +245,7 @@ func (me *MapEntries) Delete(sub Row) bool {
 	me.check()
 	i, ok := me.find(me.encode(sub))
 	if ok {
+		me.own()
 		me.entries = slices.Delete(me.entries, i, i+1)
 		me.markDirty()
 	}
@@ -196,7 +256,7 @@ func (me *MapEntries) Delete(sub Row) bool {
 func (me *MapEntries) Clear() {
 	me.check()
 	if len(me.entries) > 0 {
-		me.entries = nil
+		me.entries, me.shared = nil, false
 		me.markDirty()
 	}
 }
@@ -224,35 +284,55 @@ func (m *MapState) endBatch() {
 	m.clean = m.clean[:0]
 }
 
-// mutations diffs every written key against its image.
+// mutations diffs every written key against its image. Only the written
+// keys are sorted: a key's rows come out in entry-key order, and encoded key
+// prefixes are self-delimiting, so every row of a smaller key sorts before
+// every row of a larger one. The rows' keys share one string.
 func (m *MapState) mutations() ([]mutation, error) {
-	var rows []mutation
+	m.order = m.order[:0]
 	for i, me := range m.buf.slots {
-		if !m.buf.live(int32(i)) || !me.dirty {
-			continue
+		if m.buf.live(int32(i)) && me.dirty {
+			m.order = append(m.order, int32(i))
 		}
-		prefix := m.buf.keys[i]
-		upsert := func(e mapEntry) {
-			rows = append(rows, mutation{key: prefix + e.sub, vals: joinVals(m.l, e.value, e.ts)})
+	}
+	slices.SortFunc(m.order, func(a, b int32) int { return strings.Compare(m.buf.keys[a], m.buf.keys[b]) })
+	var rows []mutation
+	var keys []byte
+	var ends []int
+	emit := func(prefix string, e mapEntry, delete bool) {
+		keys = append(append(keys, prefix...), e.sub...)
+		ends = append(ends, len(keys))
+		if delete {
+			rows = append(rows, mutation{delete: true})
+		} else {
+			rows = append(rows, mutation{vals: joinVals(m.l, e.value, e.ts)})
 		}
+	}
+	for _, at := range m.order {
+		me, prefix := m.buf.slots[at], m.buf.keys[at]
 		a, b := me.entries, me.image
 		for len(a) > 0 || len(b) > 0 {
 			switch {
 			case len(b) == 0 || (len(a) > 0 && a[0].sub < b[0].sub):
-				upsert(a[0])
+				emit(prefix, a[0], false)
 				a = a[1:]
 			case len(a) == 0 || b[0].sub < a[0].sub:
-				rows = append(rows, mutation{key: prefix + b[0].sub, delete: true})
+				emit(prefix, b[0], true)
 				b = b[1:]
 			default:
 				if a[0].ts != b[0].ts || !a[0].value.Equal(b[0].value) {
-					upsert(a[0])
+					emit(prefix, a[0], false)
 				}
 				a, b = a[1:], b[1:]
 			}
 		}
 	}
-	sortMutations(rows)
+	all := string(keys)
+	from := 0
+	for i, end := range ends {
+		rows[i].key = all[from:end]
+		from = end
+	}
 	return rows, nil
 }
 

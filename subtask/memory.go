@@ -76,6 +76,11 @@ func (t *memTable) apply(m mutation) {
 		}
 		delete(t.rows, m.key)
 	} else {
+		if !had {
+			// Flush rows may share one string for all their keys; the
+			// table keeps only its own.
+			m.key = strings.Clone(m.key)
+		}
 		t.rows[m.key] = m.vals
 		if had {
 			return

@@ -285,7 +285,7 @@ func (t *paimonTable) get(keys []string, found func(int, Row)) error {
 	}
 	defer res.Release()
 	var bad error
-	_, err = t.codec.rows(res, nil, func(i int, key string, vals Row) bool {
+	_, err = t.codec.rows(res, nil, func(i int, key string, _, vals Row) bool {
 		j := int(idx[i])
 		if key != keys[j] {
 			bad = fmt.Errorf("paimon backend: table %q: probe returned another key for probe %d", t.l.Name, j)
@@ -306,13 +306,9 @@ func (t *paimonTable) scanPrefixes(prefixes []string, fn func(int, entry)) error
 	if t.view == nil || len(prefixes) == 0 {
 		return nil
 	}
-	ds := make([][]table.Datum, len(prefixes))
-	for i, p := range prefixes {
-		d, _, err := t.codec.prefixDatums(p, t.l.prefixCols())
-		if err != nil {
-			return err
-		}
-		ds[i] = d
+	ds, err := t.codec.prefixesDatums(prefixes, t.l.prefixCols())
+	if err != nil {
+		return err
 	}
 	rec, of, err := t.view.ScanPrefixes(ds)
 	if err != nil {
@@ -320,13 +316,13 @@ func (t *paimonTable) scanPrefixes(prefixes []string, fn func(int, entry)) error
 	}
 	defer rec.Release()
 	var bad error
-	_, err = t.codec.rows(rec, nil, func(i int, key string, vals Row) bool {
+	_, err = t.codec.rows(rec, nil, func(i int, key string, pk, vals Row) bool {
 		j := int(of[i])
 		if !strings.HasPrefix(key, prefixes[j]) {
 			bad = fmt.Errorf("paimon backend: table %q: prefix scan returned a row outside prefix %d", t.l.Name, j)
 			return false
 		}
-		fn(j, entry{key: key, vals: vals})
+		fn(j, entry{key: key, pk: pk, vals: vals})
 		return true
 	})
 	if err != nil {
@@ -347,8 +343,8 @@ func (t *paimonTable) drain(it table.RecordIterator, want rowFilter, fn func(ent
 		if err != nil {
 			return fmt.Errorf("paimon backend: table %q: scan: %w", t.l.Name, err)
 		}
-		stop, err := t.codec.rows(rec, want, func(_ int, key string, vals Row) bool {
-			return fn(entry{key: key, vals: vals})
+		stop, err := t.codec.rows(rec, want, func(_ int, key string, pk, vals Row) bool {
+			return fn(entry{key: key, pk: pk, vals: vals})
 		})
 		rec.Release()
 		if err != nil || stop {
@@ -380,8 +376,8 @@ func (t *paimonTable) scan(from, to string, fn func(entry) bool) error {
 	if err != nil {
 		return fmt.Errorf("paimon backend: table %q: scan: %w", t.l.Name, err)
 	}
-	in := func(k []byte) rowAction {
-		if string(k) < from || to != "" && string(k) >= to {
+	in := func(k string) rowAction {
+		if k < from || to != "" && k >= to {
 			return rowSkip
 		}
 		return rowKeep
@@ -431,11 +427,11 @@ func (t *paimonTable) scanWithin(prefix, from, to string, fn func(entry) bool) e
 	if err != nil {
 		return fmt.Errorf("paimon backend: table %q: range scan: %w", t.l.Name, err)
 	}
-	in := func(k []byte) rowAction {
+	in := func(k string) rowAction {
 		switch {
-		case to != "" && string(k) >= to:
+		case to != "" && k >= to:
 			return rowStop
-		case string(k) < from:
+		case k < from:
 			return rowSkip
 		}
 		return rowKeep

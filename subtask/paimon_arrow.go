@@ -3,6 +3,7 @@ package subtask
 import (
 	"encoding/binary"
 	"fmt"
+	"slices"
 	"strconv"
 
 	"github.com/apache/arrow-go/v18/arrow"
@@ -23,7 +24,14 @@ type paimonCodec struct {
 	nPK     int
 	valIdx  []int // result-record column of each non-key datum
 	keyIdx  []int // result-record column of each primary-key column
-	scratch Row
+
+	// Reused between calls: the builders of probe and flush records, a flat
+	// slab of rows, validity flags and the keys of a result record.
+	probe, write *array.RecordBuilder
+	flat         Row
+	valid        []bool
+	keyBuf       []byte
+	keyEnds      []int
 }
 
 // paimonSchema is the table schema of a layout: kg leads the primary key and
@@ -51,7 +59,7 @@ func paimonSchema(l *layout, buckets int, deletionVectors bool) table.Schema {
 }
 
 func newPaimonCodec(l *layout) (*paimonCodec, error) {
-	c := &paimonCodec{l: l, cols: l.columns(), nPK: len(l.pkTypes), scratch: make(Row, len(l.pkTypes))}
+	c := &paimonCodec{l: l, cols: l.columns(), nPK: len(l.pkTypes)}
 	fields := make([]arrow.Field, len(c.cols))
 	for i, col := range c.cols {
 		at, err := table.ArrowType(col.Type)
@@ -84,49 +92,126 @@ func (c *paimonCodec) bind(s *arrow.Schema) error {
 
 // keyRecord builds a record of the primary-key columns of encoded keys.
 func (c *paimonCodec) keyRecord(keys []string) (arrow.Record, error) {
-	b := array.NewRecordBuilder(memory.DefaultAllocator, c.keys)
-	defer b.Release()
-	for _, k := range keys {
-		if err := c.l.decodePK(c.scratch, k); err != nil {
+	n, w := len(keys), c.nPK
+	c.flat = slices.Grow(c.flat[:0], n*w)[:n*w]
+	for i, k := range keys {
+		if err := c.l.decodePK(c.flat[i*w:(i+1)*w], k); err != nil {
 			return nil, err
 		}
-		for j := 0; j < c.nPK; j++ {
-			appendArrow(b.Field(j), c.scratch[j])
-		}
 	}
-	return b.NewRecord(), nil
+	if c.probe == nil {
+		c.probe = array.NewRecordBuilder(memory.DefaultAllocator, c.keys)
+	}
+	for j := 0; j < w; j++ {
+		c.appendColumn(c.probe.Field(j), c.flat[j:], w, n)
+	}
+	return c.probe.NewRecord(), nil
 }
 
 // writeRecord builds the full rows of a flush, with a tombstone's value
-// columns NULL, and their value kinds.
+// columns NULL, and their value kinds. Keys are decoded into one flat row
+// slab first, then every column is appended in one typed pass.
 func (c *paimonCodec) writeRecord(rows []mutation) (arrow.Record, []table.ValueKind, error) {
-	b := array.NewRecordBuilder(memory.DefaultAllocator, c.schema)
-	defer b.Release()
-	kinds := make([]table.ValueKind, len(rows))
+	n, w := len(rows), len(c.cols)
+	c.flat = slices.Grow(c.flat[:0], n*w)[:n*w]
+	clear(c.flat)
+	kinds := make([]table.ValueKind, n)
 	for i, m := range rows {
-		if err := c.l.decodePK(c.scratch, m.key); err != nil {
+		r := c.flat[i*w : (i+1)*w]
+		if err := c.l.decodePK(r[:c.nPK], m.key); err != nil {
 			return nil, nil, err
-		}
-		for j := 0; j < c.nPK; j++ {
-			appendArrow(b.Field(j), c.scratch[j])
-		}
-		for j := c.nPK; j < len(c.cols); j++ {
-			if m.delete {
-				b.Field(j).AppendNull()
-			} else {
-				appendArrow(b.Field(j), m.vals[j-c.nPK])
-			}
 		}
 		kinds[i] = table.KindInsert
 		if m.delete {
 			kinds[i] = table.KindDelete
+			continue
+		}
+		if len(m.vals) != w-c.nPK {
+			return nil, nil, fmt.Errorf("state %q: flush row has %d values, table %d", c.l.Name, len(m.vals), w-c.nPK)
+		}
+		copy(r[c.nPK:], m.vals)
+	}
+	if c.write == nil {
+		c.write = array.NewRecordBuilder(memory.DefaultAllocator, c.schema)
+	}
+	for j := 0; j < w; j++ {
+		c.appendColumn(c.write.Field(j), c.flat[j:], w, n)
+	}
+	return c.write.NewRecord(), kinds, nil
+}
+
+// appendColumn appends n datums, src[0], src[stride], ..., to b, a builder of
+// the column's Arrow type: one type switch per column, and the fixed-width
+// types in one bulk append.
+func (c *paimonCodec) appendColumn(b array.Builder, src []Datum, stride, n int) {
+	at := func(i int) Datum { return src[i*stride] }
+	c.valid = slices.Grow(c.valid[:0], n)[:n]
+	valid := c.valid
+	nulls := false
+	for i := range valid {
+		valid[i] = !at(i).IsNull()
+		nulls = nulls || !valid[i]
+	}
+	if !nulls {
+		valid = nil
+	}
+	switch b := b.(type) {
+	case *array.Int8Builder:
+		b.AppendValues(intsOf[int8](src, stride, n), valid)
+	case *array.Int16Builder:
+		b.AppendValues(intsOf[int16](src, stride, n), valid)
+	case *array.Int32Builder:
+		b.AppendValues(intsOf[int32](src, stride, n), valid)
+	case *array.Int64Builder:
+		b.AppendValues(intsOf[int64](src, stride, n), valid)
+	case *array.Date32Builder:
+		b.AppendValues(intsOf[arrow.Date32](src, stride, n), valid)
+	case *array.TimestampBuilder:
+		b.AppendValues(intsOf[arrow.Timestamp](src, stride, n), valid)
+	case *array.Float32Builder:
+		vs := make([]float32, n)
+		for i := range vs {
+			vs[i] = float32(at(i).Float())
+		}
+		b.AppendValues(vs, valid)
+	case *array.Float64Builder:
+		vs := make([]float64, n)
+		for i := range vs {
+			vs[i] = at(i).Float()
+		}
+		b.AppendValues(vs, valid)
+	case *array.StringBuilder:
+		b.AppendValues(stringsOf(src, stride, n), valid)
+	case *array.BinaryBuilder:
+		b.AppendStringValues(stringsOf(src, stride, n), valid)
+	default:
+		b.Reserve(n)
+		for i := 0; i < n; i++ {
+			appendArrow(b, at(i))
 		}
 	}
-	return b.NewRecord(), kinds, nil
+}
+
+// intsOf gathers the integer datums of a strided column (NULL reads as 0).
+func intsOf[T int8 | int16 | int32 | int64 | arrow.Date32 | arrow.Timestamp](src []Datum, stride, n int) []T {
+	vs := make([]T, n)
+	for i := range vs {
+		vs[i] = T(src[i*stride].Int())
+	}
+	return vs
+}
+
+// stringsOf gathers the string datums of a strided column (NULL reads as "").
+func stringsOf(src []Datum, stride, n int) []string {
+	vs := make([]string, n)
+	for i := range vs {
+		vs[i] = src[i*stride].Str()
+	}
+	return vs
 }
 
 // rowFilter decides, from its encoded key, what to do with a row.
-type rowFilter func(key []byte) rowAction
+type rowFilter func(key string) rowAction
 
 type rowAction int8
 
@@ -136,43 +221,57 @@ const (
 	rowStop           // neither this row nor any after it
 )
 
-// rows calls fn with the position, encoded key and non-key datums of the rows
-// of a result record that want keeps (nil keeps all), until fn returns false
-// or want says stop. It reports whether it stopped.
-func (c *paimonCodec) rows(rec arrow.Record, want rowFilter, fn func(i int, key string, vals Row) bool) (bool, error) {
+// rows calls fn with the position, encoded key, primary-key datums and
+// non-key datums of the rows of a result record that want keeps (nil keeps
+// all), until fn returns false or want says stop. It reports whether it
+// stopped. The record is converted column by column into one slab of datums
+// and its keys are encoded into one string, so a record costs a few
+// allocations whatever its row count; the rows and keys handed to fn share
+// them.
+func (c *paimonCodec) rows(rec arrow.Record, want rowFilter, fn func(i int, key string, pk, vals Row) bool) (bool, error) {
 	if err := c.bind(rec.Schema()); err != nil {
 		return false, err
 	}
-	var enc []byte
-	for i := 0; i < int(rec.NumRows()); i++ {
-		enc = enc[:0]
-		for j, ci := range c.keyIdx {
-			d, err := datumAt(rec.Column(ci), i)
-			if err != nil {
-				return false, fmt.Errorf("state %q column %q: %w", c.l.Name, c.cols[j].Name, err)
-			}
-			if d.IsNull() {
-				return false, fmt.Errorf("state %q: NULL in key column %q", c.l.Name, c.cols[j].Name)
-			}
-			enc = appendKeyDatum(enc, c.cols[j].Type, d)
+	n, w := int(rec.NumRows()), len(c.cols)
+	if n == 0 {
+		return false, nil
+	}
+	slab := make(Row, n*w)
+	for j, ci := range c.keyIdx {
+		col := rec.Column(ci)
+		if col.NullN() > 0 {
+			return false, fmt.Errorf("state %q: NULL in key column %q", c.l.Name, c.cols[j].Name)
 		}
+		if err := datumsOf(slab[j:], w, col); err != nil {
+			return false, fmt.Errorf("state %q column %q: %w", c.l.Name, c.cols[j].Name, err)
+		}
+	}
+	for j, ci := range c.valIdx {
+		if err := datumsOf(slab[c.nPK+j:], w, rec.Column(ci)); err != nil {
+			return false, fmt.Errorf("state %q column %q: %w", c.l.Name, c.cols[c.nPK+j].Name, err)
+		}
+	}
+	c.keyBuf, c.keyEnds = c.keyBuf[:0], c.keyEnds[:0]
+	for i := 0; i < n; i++ {
+		for j, d := range slab[i*w : i*w+c.nPK] {
+			c.keyBuf = appendKeyDatum(c.keyBuf, c.cols[j].Type, d)
+		}
+		c.keyEnds = append(c.keyEnds, len(c.keyBuf))
+	}
+	keys := string(c.keyBuf)
+	for i, from := 0, 0; i < n; i++ {
+		key := keys[from:c.keyEnds[i]]
+		from = c.keyEnds[i]
 		if want != nil {
-			switch want(enc) {
+			switch want(key) {
 			case rowSkip:
 				continue
 			case rowStop:
 				return true, nil
 			}
 		}
-		vals := make(Row, len(c.valIdx))
-		for j, ci := range c.valIdx {
-			d, err := datumAt(rec.Column(ci), i)
-			if err != nil {
-				return false, fmt.Errorf("state %q column %q: %w", c.l.Name, c.cols[c.nPK+j].Name, err)
-			}
-			vals[j] = d
-		}
-		if !fn(i, string(enc), vals) {
+		r := slab[i*w : (i+1)*w : (i+1)*w]
+		if !fn(i, key, r[:c.nPK:c.nPK], r[c.nPK:]) {
 			return true, nil
 		}
 	}
@@ -216,39 +315,80 @@ func appendArrow(b array.Builder, d Datum) {
 	}
 }
 
-// datumAt reads row i of a column as a Datum (strings are copied).
-func datumAt(col arrow.Array, i int) (Datum, error) {
-	if col.IsNull(i) {
-		return Null, nil
+// datumsOf converts a column into dst[0], dst[stride], ... (NULLs stay zero,
+// the NULL datum). A string column is copied once, as one string that its
+// datums slice.
+func datumsOf(dst []Datum, stride int, col arrow.Array) error {
+	n := col.Len()
+	var valid func(int) bool // nil: every row valid
+	if col.NullN() > 0 {
+		valid = col.IsValid
 	}
 	switch a := col.(type) {
 	case *array.Boolean:
-		return Bool(a.Value(i)), nil
+		for i := 0; i < n; i++ {
+			if valid == nil || valid(i) {
+				dst[i*stride] = Bool(a.Value(i))
+			}
+		}
 	case *array.Int8:
-		return Int(int64(a.Value(i))), nil
+		intDatums(dst, stride, a.Int8Values(), valid)
 	case *array.Int16:
-		return Int(int64(a.Value(i))), nil
+		intDatums(dst, stride, a.Int16Values(), valid)
 	case *array.Int32:
-		return Int(int64(a.Value(i))), nil
+		intDatums(dst, stride, a.Int32Values(), valid)
 	case *array.Int64:
-		return Int(a.Value(i)), nil
-	case *array.Float32:
-		return Float(float64(a.Value(i))), nil
-	case *array.Float64:
-		return Float(a.Value(i)), nil
-	case *array.String:
-		return Str(string([]byte(a.Value(i)))), nil
-	case *array.Binary:
-		return Bytes(a.Value(i)), nil
+		intDatums(dst, stride, a.Int64Values(), valid)
 	case *array.Date32:
-		return Int(int64(a.Value(i))), nil
+		intDatums(dst, stride, a.Date32Values(), valid)
 	case *array.Timestamp:
-		return Int(int64(a.Value(i))), nil
+		intDatums(dst, stride, a.TimestampValues(), valid)
+	case *array.Float32:
+		for i, v := range a.Float32Values() {
+			if valid == nil || valid(i) {
+				dst[i*stride] = Float(float64(v))
+			}
+		}
+	case *array.Float64:
+		for i, v := range a.Float64Values() {
+			if valid == nil || valid(i) {
+				dst[i*stride] = Float(v)
+			}
+		}
+	case *array.String:
+		stringDatums(dst, stride, string(a.ValueBytes()), a.ValueOffsets(), valid)
+	case *array.Binary:
+		stringDatums(dst, stride, string(a.ValueBytes()), a.ValueOffsets(), valid)
 	case *array.Decimal128:
-		v := a.Value(i)
-		return Decimal(v.HighBits(), v.LowBits()), nil
+		for i := 0; i < n; i++ {
+			if valid == nil || valid(i) {
+				v := a.Value(i)
+				dst[i*stride] = Decimal(v.HighBits(), v.LowBits())
+			}
+		}
+	default:
+		return fmt.Errorf("arrow array %T has no datum mapping", col)
 	}
-	return Null, fmt.Errorf("arrow array %T has no datum mapping", col)
+	return nil
+}
+
+func intDatums[T int8 | int16 | int32 | int64 | arrow.Date32 | arrow.Timestamp](dst []Datum, stride int, vs []T, valid func(int) bool) {
+	for i, v := range vs {
+		if valid == nil || valid(i) {
+			dst[i*stride] = Int(int64(v))
+		}
+	}
+}
+
+// stringDatums slices the datums of a string column out of its values,
+// copied once into data; offs are the column's value offsets.
+func stringDatums(dst []Datum, stride int, data string, offs []int32, valid func(int) bool) {
+	base := offs[0]
+	for i := 0; i+1 < len(offs); i++ {
+		if valid == nil || valid(i) {
+			dst[i*stride] = Str(data[offs[i]-base : offs[i+1]-base])
+		}
+	}
 }
 
 // prefixDatums decodes the leading n primary-key columns of an encoded key
@@ -264,6 +404,29 @@ func (c *paimonCodec) prefixDatums(enc string, n int) ([]table.Datum, int, error
 		out[i] = tableDatum(c.l.pkTypes[i], d)
 	}
 	return out, used, nil
+}
+
+// prefixesDatums decodes key prefixes of n columns each (nothing after them)
+// into the table package's datums, in two flat allocations.
+func (c *paimonCodec) prefixesDatums(prefixes []string, n int) ([][]table.Datum, error) {
+	c.flat = slices.Grow(c.flat[:0], n)[:n]
+	flat := make([]table.Datum, len(prefixes)*n)
+	out := make([][]table.Datum, len(prefixes))
+	for i, p := range prefixes {
+		used, err := decodeKey(c.flat, p, c.l.pkTypes[:n])
+		if err == nil && used != len(p) {
+			err = fmt.Errorf("%d bytes after a key prefix", len(p)-used)
+		}
+		if err != nil {
+			return nil, fmt.Errorf("state %q: %w", c.l.Name, err)
+		}
+		ds := flat[i*n : (i+1)*n : (i+1)*n]
+		for k, d := range c.flat {
+			ds[k] = tableDatum(c.l.pkTypes[k], d)
+		}
+		out[i] = ds
+	}
+	return out, nil
 }
 
 // tableDatum converts a datum to the table package's representation (for

@@ -73,6 +73,53 @@ func TestMapFlushesOnlyChangedEntries(t *testing.T) {
 	})
 }
 
+// Keys read in one batch keep their entries apart: a write to one key (a
+// change, a removal, an insertion) leaves the others and their images as read.
+func TestMapWritesStayWithTheirKey(t *testing.T) {
+	forEachBackend(t, func(t *testing.T, bc backendCase) {
+		var m *subtask.MapState
+		h := newHarness(t, bc, func(s *subtask.Store) { m = must[*subtask.MapState](t)(s.Map(joinLayout(0))) })
+		mes := must[[]*subtask.MapEntries](t)(m.GetBatch(keys(1, 2, 3, 4), nil))
+		for _, me := range mes {
+			for _, s := range []string{"a", "b", "c"} {
+				me.Put(sub(s), row(1))
+			}
+		}
+		h.flush()
+
+		mes = must[[]*subtask.MapEntries](t)(m.GetBatch(keys(1, 2, 3, 4), nil))
+		mes[0].Put(sub("b"), row(9))
+		mes[1].Delete(sub("a"))
+		mes[2].Put(sub("bb"), row(7))
+		want := []map[string]int64{
+			{"a": 1, "b": 9, "c": 1},
+			{"b": 1, "c": 1},
+			{"a": 1, "b": 1, "bb": 7, "c": 1},
+			{"a": 1, "b": 1, "c": 1},
+		}
+		check := func(when string) {
+			t.Helper()
+			for i, w := range want {
+				got := entriesOf(t, m, int64(i+1))
+				if len(got) != len(w) {
+					t.Fatalf("%s: key %d entries %v, want %v", when, i+1, got, w)
+				}
+				for s, v := range w {
+					if got[s] != v {
+						t.Fatalf("%s: key %d entries %v, want %v", when, i+1, got, w)
+					}
+				}
+			}
+		}
+		check("before the flush")
+		if tc := h.flush().Tables[0]; tc.Upserts != 2 || tc.Tombstones != 1 {
+			t.Fatalf("one change, one insertion and one removal wrote %+v", tc)
+		}
+		h.restore()
+		check("after restore")
+	})
+}
+
 // Map entries iterate in entry-key order and a handle outlives its batch only
 // when written.
 func TestMapEntriesOrderAndHandleLifetime(t *testing.T) {
