@@ -17,13 +17,13 @@ import (
 // paimonCodec converts between the store's encoded keys and datums and the
 // Arrow records of a state table (columns typed per table.ArrowType).
 type paimonCodec struct {
-	l       *layout
-	cols    []Column
-	schema  *arrow.Schema // every column
-	keys    *arrow.Schema // primary-key columns
-	nPK     int
-	valIdx  []int // result-record column of each non-key datum
-	keyIdx  []int // result-record column of each primary-key column
+	l      *layout
+	cols   []Column
+	schema *arrow.Schema // every column
+	keys   *arrow.Schema // primary-key columns
+	nPK    int
+	valIdx []int // result-record column of each non-key datum
+	keyIdx []int // result-record column of each primary-key column
 
 	// Reused between calls: the builders of probe and flush records, a flat
 	// slab of rows, validity flags and the keys of a result record.
