@@ -6,6 +6,7 @@ import (
 	"io"
 	"sort"
 	"sync"
+	"sync/atomic"
 
 	"github.com/parquet-go/parquet-go"
 )
@@ -15,6 +16,7 @@ import (
 // name, as Paimon's readers do). It is immutable after open and safe for
 // concurrent reads.
 type DataFile struct {
+	id        uint64 // names the open file in keyPageCacheOfProcess
 	path      string
 	f         ReadableFile
 	pf        *parquet.File
@@ -100,7 +102,7 @@ func openDataFile(f ReadableFile, path string, s *Schema) (d *DataFile, err erro
 	if err := checkChunks(pf.Metadata(), f.Size()); err != nil {
 		return nil, corruptError(path, err)
 	}
-	d = &DataFile{path: path, f: f, pf: pf, schema: s, numRows: pf.NumRows()}
+	d = &DataFile{id: openDataFiles.Add(1), path: path, f: f, pf: pf, schema: s, numRows: pf.NumRows()}
 	if err := d.resolveColumns(); err != nil {
 		return nil, corruptError(path, err)
 	}
@@ -205,8 +207,14 @@ func (d *DataFile) Path() string { return d.path }
 // NumRows is the number of rows in the file, deleted ones included.
 func (d *DataFile) NumRows() int64 { return d.numRows }
 
-// Close releases the file.
-func (d *DataFile) Close() error { return d.f.Close() }
+// openDataFiles counts the data files opened, to give each its id.
+var openDataFiles atomic.Uint64
+
+// Close releases the file and its cached key pages.
+func (d *DataFile) Close() error {
+	keyPageCacheOfProcess.dropFile(d.id)
+	return d.f.Close()
+}
 
 // readRange appends rows [lo,hi) of leaf column c to out.
 func (d *DataFile) readRange(c int, lo, hi int64, out *colVec) (err error) {

@@ -14,10 +14,13 @@ import (
 // pageBound is a key page of a data file with bounds on the keys it holds:
 // every key k of the page has lo <= k and k[:len(hi)] <= hi, where lo and hi
 // encode a prefix of the key fields (as far as the page index pins them).
-// Nil bounds are open.
+// Nil bounds are open. The first pinned key fields are the same in every
+// row (their bounds are equal): their encoding is lo[:pinLen], and a probe
+// need not decode them.
 type pageBound struct {
-	span   pageSpan
-	lo, hi []byte
+	span           pageSpan
+	lo, hi         []byte
+	pinned, pinLen int
 }
 
 // keyPages returns the pages of the key columns with their bounds, computed
@@ -74,6 +77,7 @@ func (d *DataFile) computeKeyPages() (out []pageBound) {
 				if CompareDatum(t, lo, hi) != 0 {
 					break
 				}
+				b.pinned, b.pinLen = k+1, len(b.lo)
 			}
 			out = append(out, b)
 		}
@@ -142,22 +146,25 @@ var probeScratchPool = sync.Pool{New: func() any { return new(probeScratch) }}
 
 // lookup finds the given probe keys (encoded, ascending, unique) in the file
 // and appends (ids[j], row position) of each key j present to out, in key
-// order. Page bounds skip pages without decoding them; a decoded key page
-// answers its keys by binary search over its rows, encoding only the rows
-// the search touches. Key pages that may hold a probe key are read ahead
-// together where they lie close in the file.
+// order. Page bounds skip pages without decoding them; a key page answers
+// its keys by binary search over its rows, comparing only the key fields
+// its bounds do not pin and encoding only the rows the search touches. Key
+// pages come from the key-page cache, or are decoded (those that may hold a
+// probe key read ahead together where they lie close in the file) and
+// cached.
 func (d *DataFile) lookup(keys [][]byte, ids []int32, out []probeMatch) (_ []probeMatch, err error) {
 	defer guard(d.path, &err)
 	pages := d.keyPages()
 	sc := probeScratchPool.Get().(*probeScratch)
 	defer probeScratchPool.Put(sc)
-	sc.prepare(d.keyTypes)
 	kr := d.newKeyPageReader(pages, keys, true)
 	defer kr.close()
+	var vecs []*colVec // key fields pinned.. of page decoded
+	var types []DataType
 	rowKey := func(r int) []byte {
 		sc.enc = sc.enc[:0]
-		for k, t := range d.keyTypes {
-			sc.enc = sc.keyVecs[k].appendKey(sc.enc, t, r)
+		for k, t := range types {
+			sc.enc = vecs[k].appendKey(sc.enc, t, r)
 		}
 		return sc.enc
 	}
@@ -173,25 +180,60 @@ func (d *DataFile) lookup(keys [][]byte, ids []int32, out []probeMatch) (_ []pro
 			j++ // k lies between this page and the previous one: absent
 			continue
 		}
+		// Within the bounds, k starts with the pinned fields.
+		if !bytes.HasPrefix(k, pb.lo[:pb.pinLen]) {
+			j++
+			continue
+		}
 		if decoded != p {
-			if err := kr.read(p, sc.keyVecs); err != nil {
+			if vecs, err = kr.page(p); err != nil {
 				return out, err
 			}
+			types = d.keyTypes[pb.pinned:]
 			decoded, rows, from = p, int(pb.span.end-pb.span.first), 0
 			sc.last = append(sc.last[:0], rowKey(rows-1)...)
 		}
-		if bytes.Compare(k, sc.last) > 0 {
+		ks := k[pb.pinLen:]
+		if bytes.Compare(ks, sc.last) > 0 {
 			p++
 			continue
 		}
-		r := from + sort.Search(rows-from, func(x int) bool { return bytes.Compare(rowKey(from+x), k) >= 0 })
-		if r < rows && bytes.Equal(rowKey(r), k) {
+		r, eq, ok := searchIntKey(vecs, types, from, rows, ks)
+		if !ok {
+			r = from + sort.Search(rows-from, func(x int) bool { return bytes.Compare(rowKey(from+x), ks) >= 0 })
+			eq = r < rows && bytes.Equal(rowKey(r), ks)
+		}
+		if eq {
 			out = append(out, probeMatch{key: ids[j], pos: pb.span.first + int64(r)})
 		}
 		from = r
 		j++
 	}
 	return out, nil
+}
+
+// searchIntKey finds, when the unpinned key of a page is one non-null INT or
+// BIGINT field (a state table's key after its key group), the first row from
+// from on whose key is >= the encoded ks, comparing numbers rather than
+// encoding rows. ok is false for other keys.
+func searchIntKey(vecs []*colVec, types []DataType, from, rows int, ks []byte) (r int, eq, ok bool) {
+	if len(types) != 1 || types[0].Nullable {
+		return 0, false, false
+	}
+	fixed := vecs[0].fixed
+	switch t := types[0].Root; {
+	case (t == TypeBigInt || t == TypeTimestamp) && len(ks) == 8 && len(fixed) >= 8*rows:
+		k := int64(binary.BigEndian.Uint64(ks) ^ 1<<63)
+		at := func(i int) int64 { return int64(binary.LittleEndian.Uint64(fixed[8*i:])) }
+		r = from + sort.Search(rows-from, func(x int) bool { return at(from+x) >= k })
+		return r, r < rows && at(r) == k, true
+	case (t == TypeInt || t == TypeDate) && len(ks) == 4 && len(fixed) >= 4*rows:
+		k := int32(binary.BigEndian.Uint32(ks) ^ 1<<31)
+		at := func(i int) int32 { return int32(binary.LittleEndian.Uint32(fixed[4*i:])) }
+		r = from + sort.Search(rows-from, func(x int) bool { return at(from+x) >= k })
+		return r, r < rows && at(r) == k, true
+	}
+	return 0, false, false
 }
 
 // keyPageReader decodes the key columns of key pages. When every key column
@@ -255,12 +297,39 @@ func (d *DataFile) newKeyPageReader(pages []pageBound, keys [][]byte, exact bool
 	return kr
 }
 
-// read decodes key page p into vecs (one per key column).
-func (kr *keyPageReader) read(p int, vecs []*colVec) error {
+// page returns key page p decoded: the key fields from pageBound.pinned on,
+// from the key-page cache, else decoded and cached. The vectors are
+// read-only.
+func (kr *keyPageReader) page(p int) ([]*colVec, error) {
+	id := keyPageID{file: kr.d.id, page: p}
+	if vecs := keyPageCacheOfProcess.get(id); vecs != nil {
+		return vecs, nil
+	}
+	pb := &kr.pages[p]
+	from, rows := pb.pinned, int(pb.span.end-pb.span.first)
+	vecs := make([]*colVec, len(kr.d.keyTypes))
+	for c := from; c < len(vecs); c++ {
+		v := newColVec(kr.d.keyTypes[c])
+		if v.width > 0 {
+			v.fixed = make([]byte, 0, rows*v.width) // cached: no slack
+		}
+		vecs[c] = v
+	}
+	if err := kr.read(p, from, vecs); err != nil {
+		return nil, err
+	}
+	keyPageCacheOfProcess.add(id, vecs[from:])
+	return vecs[from:], nil
+}
+
+// read decodes the key fields from on of key page p into vecs (one per key
+// column).
+func (kr *keyPageReader) read(p, from int, vecs []*colVec) error {
 	d := kr.d
 	s := kr.pages[p].span
 	if kr.maybe == nil {
-		for c, col := range d.keyCols {
+		for c := from; c < len(d.keyCols); c++ {
+			col := d.keyCols[c]
 			vecs[c].reset()
 			if err := d.readRange(col, s.first, s.end, vecs[c]); err != nil {
 				return err
@@ -281,8 +350,11 @@ func (kr *keyPageReader) read(p int, vecs []*colVec) error {
 	}
 	g := &d.groups[gi]
 	q := p - kr.base
-	for c, pr := range kr.readers {
-		if err := pr.readAhead(q, func(r int) bool { return kr.base+r < len(kr.maybe) && kr.maybe[kr.base+r] }); err != nil {
+	for c := from; c < len(kr.readers); c++ {
+		pr := kr.readers[c]
+		if err := pr.readAhead(q, func(r int) bool {
+			return kr.base+r < len(kr.maybe) && kr.maybe[kr.base+r] && !keyPageCacheOfProcess.has(keyPageID{file: d.id, page: kr.base + r})
+		}); err != nil {
 			return corruptError(d.path, fmt.Errorf("column %d: %w", d.keyCols[c], err))
 		}
 		if err := pr.read(g.pages[d.keyCols[c]][q], vecs[c]); err != nil {

@@ -36,7 +36,7 @@ func (d *DataFile) prefixRanges(prefixes [][]byte, out [][2]int64) (_ [][2]int64
 				continue
 			}
 			if decoded != *p {
-				if err := kr.read(*p, sc.keyVecs); err != nil {
+				if err := kr.read(*p, 0, sc.keyVecs); err != nil {
 					return 0, err
 				}
 				decoded, rows = *p, int(pb.span.end-pb.span.first)

@@ -1,0 +1,116 @@
+package table
+
+import "sync"
+
+// keyPageCacheBytes bounds the decoded key pages kept for probes and
+// lookups, across every open data file of the process. It is the budget of
+// Pebble's default block cache: a probe against the table and one against
+// Pebble keep the same amount of decoded data at hand.
+const keyPageCacheBytes = 8 << 20
+
+// keyPageID names a key page of an open data file.
+type keyPageID struct {
+	file uint64 // DataFile.id, unique per open
+	page int    // index into the file's keyPages
+}
+
+// cachedKeyPage is a decoded key page: the key columns its bounds do not pin
+// (pageBound.pinned on). The vectors are read-only once cached.
+type cachedKeyPage struct {
+	vecs []*colVec
+	size int
+	used bool // read since it was cached or last spared by eviction
+}
+
+// keyPageCache keeps decoded key pages, so the key pages of small upper
+// levels and of hot ranges are decoded once, not once per probe batch.
+// Eviction takes a random page, sparing (once) one read since it was last
+// considered: probes sweep pages in key order, and under such sweeps of
+// more pages than fit, least-recently-used eviction would keep none.
+type keyPageCache struct {
+	mu     sync.Mutex
+	budget int
+	used   int
+	pages  map[keyPageID]*cachedKeyPage
+}
+
+func newKeyPageCache(budget int) *keyPageCache {
+	return &keyPageCache{budget: budget, pages: map[keyPageID]*cachedKeyPage{}}
+}
+
+var keyPageCacheOfProcess = newKeyPageCache(keyPageCacheBytes)
+
+// get returns the cached page, or nil.
+func (c *keyPageCache) get(id keyPageID) []*colVec {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	p := c.pages[id]
+	if p == nil {
+		return nil
+	}
+	p.used = true
+	return p.vecs
+}
+
+// has says whether the page is cached, without marking it read.
+func (c *keyPageCache) has(id keyPageID) bool {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.pages[id] != nil
+}
+
+// add caches a decoded page, evicting pages beyond the budget. A page larger
+// than a sixteenth of the budget (a whole row group of a file without a
+// page index) is not kept.
+func (c *keyPageCache) add(id keyPageID, vecs []*colVec) {
+	size := 64
+	for _, v := range vecs {
+		size += v.memSize()
+	}
+	if size > c.budget/16 {
+		return
+	}
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.pages[id] != nil {
+		return
+	}
+	for c.used+size > c.budget {
+		c.evictOne()
+	}
+	c.pages[id] = &cachedKeyPage{vecs: vecs, size: size}
+	c.used += size
+}
+
+// evictOne drops a random page, skipping up to a few read ones (clearing
+// their mark). Map iteration starts at a random entry.
+func (c *keyPageCache) evictOne() {
+	spared := 0
+	for id, p := range c.pages {
+		if p.used && spared < 4 {
+			p.used = false
+			spared++
+			continue
+		}
+		delete(c.pages, id)
+		c.used -= p.size
+		return
+	}
+}
+
+// dropFile forgets the pages of a closed file.
+func (c *keyPageCache) dropFile(file uint64) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	for id, p := range c.pages {
+		if id.file == file {
+			delete(c.pages, id)
+			c.used -= p.size
+		}
+	}
+}
+
+// memSize is the bytes v holds.
+func (v *colVec) memSize() int {
+	return cap(v.fixed) + 4*cap(v.offs) + cap(v.data) + cap(v.bits) + cap(v.valid) + 96
+}

@@ -1,0 +1,151 @@
+package table
+
+import (
+	"path"
+	"testing"
+
+	"github.com/apache/arrow-go/v18/arrow/array"
+	"github.com/apache/arrow-go/v18/arrow/memory"
+)
+
+// Lookups compare only the key fields a page's bounds do not pin, and find
+// the same rows whether a key page is decoded or comes from the cache: kg
+// changes every 100 rows, so some 64-row pages pin it and others do not,
+// and the key after kg is an INT in one file and a STRING in the other.
+func TestLookupPinnedAndCachedKeyPages(t *testing.T) {
+	for _, keyType := range []DataType{Int().NotNull(), String().NotNull()} {
+		s := &Schema{
+			Fields:         []Field{{ID: 0, Name: "kg", Type: Int().NotNull()}, {ID: 1, Name: "k", Type: keyType}, {ID: 2, Name: "v", Type: BigInt()}},
+			HighestFieldID: 2, PrimaryKeys: []string{"kg", "k"},
+			Options: map[string]string{OptionBucket: "1", OptionDeletionVectors: "true"},
+		}
+		sch, err := s.ArrowSchema()
+		if err != nil {
+			t.Fatal(err)
+		}
+		rb := array.NewRecordBuilder(memory.DefaultAllocator, sch)
+		const rows = 2000
+		seqs := make([]int64, rows)
+		kOf := func(i int) Datum {
+			if keyType.Root == TypeString {
+				return BytesDatum([]byte{byte('a' + i%100/10), byte('a' + i%10)})
+			}
+			return IntDatum(int64(3 * (i % 100)))
+		}
+		for i := range rows {
+			rb.Field(0).(*array.Int32Builder).Append(int32(i / 100))
+			if d := kOf(i); keyType.Root == TypeString {
+				rb.Field(1).(*array.StringBuilder).Append(string(d.Bytes))
+			} else {
+				rb.Field(1).(*array.Int32Builder).Append(int32(d.Int))
+			}
+			rb.Field(2).(*array.Int64Builder).Append(int64(i))
+			seqs[i] = int64(i)
+		}
+		rec := rb.NewRecordBatch()
+		rb.Release()
+		fio := NewLocalFileIO()
+		p := path.Join(t.TempDir(), "data-0.parquet")
+		if _, err := WriteDataFile(fio, p, s, rec, seqs, nil, DataFileOptions{PageRows: 64}); err != nil {
+			t.Fatal(err)
+		}
+		rec.Release()
+		d, err := OpenDataFile(fio, p, s)
+		if err != nil {
+			t.Fatal(err)
+		}
+		types := []DataType{Int().NotNull(), keyType}
+		pinned := 0
+		for _, pb := range d.keyPages() {
+			pinned += pb.pinned
+		}
+		if pinned == 0 || pinned == len(d.keyPages())*2 {
+			t.Fatalf("%v: %d pinned fields over %d pages: want some pages pinning kg and some not", keyType, pinned, len(d.keyPages()))
+		}
+		// every row present, with an absent key just above each (odd INT,
+		// STRING with a suffix), and keys past the last row
+		var keys [][]byte
+		var want []int64
+		for i := range rows {
+			keys = append(keys, AppendKeyDatums(nil, types, []Datum{IntDatum(int64(i / 100)), kOf(i)}))
+			want = append(want, int64(i))
+			above := kOf(i)
+			if keyType.Root == TypeString {
+				above = BytesDatum(append(append([]byte(nil), above.Bytes...), 'z'))
+			} else {
+				above.Int++
+			}
+			keys = append(keys, AppendKeyDatums(nil, types, []Datum{IntDatum(int64(i / 100)), above}))
+			want = append(want, -1)
+		}
+		keys = append(keys, AppendKeyDatums(nil, types, []Datum{IntDatum(rows), kOf(0)}))
+		want = append(want, -1)
+		ids := make([]int32, len(keys))
+		for i := range ids {
+			ids[i] = int32(i)
+		}
+		for round := range 2 { // decoded, then cached
+			ms, err := d.lookup(keys, ids, nil)
+			if err != nil {
+				t.Fatal(err)
+			}
+			got := make([]int64, len(keys))
+			for i := range got {
+				got[i] = -1
+			}
+			for _, m := range ms {
+				got[m.key] = m.pos
+			}
+			for i := range want {
+				if got[i] != want[i] {
+					t.Fatalf("%v round %d: key %d at %d, want %d", keyType, round, i, got[i], want[i])
+				}
+			}
+		}
+		if !keyPageCacheOfProcess.has(keyPageID{file: d.id, page: 0}) {
+			t.Fatalf("%v: first key page not cached", keyType)
+		}
+		d.Close()
+		if keyPageCacheOfProcess.has(keyPageID{file: d.id, page: 0}) {
+			t.Fatalf("%v: key page cached after the file closed", keyType)
+		}
+	}
+}
+
+// The cache stays within its budget and accounts for what it holds.
+func TestKeyPageCacheBudget(t *testing.T) {
+	c := newKeyPageCache(64 << 10)
+	page := func() []*colVec {
+		v := newColVec(BigInt().NotNull())
+		v.fixed = make([]byte, 1000)
+		return []*colVec{v}
+	}
+	for i := range 500 {
+		c.add(keyPageID{file: uint64(i % 3), page: i}, page())
+		if i%2 == 0 {
+			c.get(keyPageID{file: uint64(i % 3), page: i})
+		}
+		sum := 0
+		for _, p := range c.pages {
+			sum += p.size
+		}
+		if c.used != sum || c.used > c.budget {
+			t.Fatalf("after %d adds: used %d, pages hold %d, budget %d", i+1, c.used, sum, c.budget)
+		}
+	}
+	if len(c.pages) < 40 {
+		t.Fatalf("%d pages of ~1.2 KB cached in 64 KB", len(c.pages))
+	}
+	c.dropFile(1)
+	for id := range c.pages {
+		if id.file == 1 {
+			t.Fatalf("page %v of a dropped file cached", id)
+		}
+	}
+	big := newColVec(BigInt().NotNull())
+	big.fixed = make([]byte, c.budget/8)
+	c.add(keyPageID{file: 9}, []*colVec{big})
+	if c.has(keyPageID{file: 9}) {
+		t.Fatal("a page over a sixteenth of the budget was cached")
+	}
+}
