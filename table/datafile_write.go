@@ -37,13 +37,14 @@ type DataFileOptions struct {
 type DataFileWriter struct {
 	fio    FileIO
 	path   string
+	kit    *dataFileKit
+	sc     *dataFileScratch // nil once released
 	layout *dataFileLayout
 	opts   DataFileOptions
 	file   WritableFile
 	out    *countingWriter
 	pw     *parquet.Writer
 
-	keys     KeyBatch
 	lastKey  []byte
 	rows     int64
 	pageFill int // rows in the current, unflushed page
@@ -53,7 +54,6 @@ type DataFileWriter struct {
 	minKey   []byte
 	maxKey   []byte
 	stats    []colStats // one per schema field
-	values   []parquet.Value
 	done     bool
 }
 
@@ -70,9 +70,9 @@ func (c *countingWriter) Write(p []byte) (int, error) {
 
 // NewDataFileWriter creates the file at path.
 func NewDataFileWriter(fio FileIO, path string, s *Schema, opts DataFileOptions) (*DataFileWriter, error) {
-	layout, err := newDataFileLayout(s)
+	kit, err := kitFor(s, opts)
 	if err != nil {
-		return nil, err
+		return nil, fmt.Errorf("data file %s: %w", path, err)
 	}
 	if opts.PageRows <= 0 {
 		opts.PageRows = DefaultPageRows
@@ -81,14 +81,9 @@ func NewDataFileWriter(fio FileIO, path string, s *Schema, opts DataFileOptions)
 	if err != nil {
 		return nil, fmt.Errorf("data file %s: %w", path, err)
 	}
-	cfg, err := parquetWriterOptions(layout, s, opts)
-	if err != nil {
-		f.Close()
-		_ = fio.Remove(path)
-		return nil, fmt.Errorf("data file %s: %w", path, err)
-	}
-	w := &DataFileWriter{fio: fio, path: path, layout: layout, opts: opts, file: f, out: &countingWriter{w: f}}
-	w.pw = parquet.NewWriter(w.out, cfg...)
+	w := &DataFileWriter{fio: fio, path: path, kit: kit, layout: kit.layout, opts: opts, file: f, out: &countingWriter{w: f}}
+	w.sc = kit.scratch()
+	w.pw = parquet.NewWriter(w.out, kit.cfg...)
 	w.stats = make([]colStats, len(s.Fields))
 	for i, f := range s.Fields {
 		w.stats[i].t = f.Type
@@ -108,14 +103,7 @@ func parquetWriterOptions(layout *dataFileLayout, s *Schema, opts DataFileOption
 		parquet.ColumnIndexSizeLimit(func([]string) int { return 64 }),
 		parquet.CreatedBy("lakestate", "1", ""),
 	}
-	codec := opts.Compression
-	if opts.Uncompressed {
-		codec = "none"
-	}
-	if codec == "" {
-		codec = s.Options[OptionFileCompression]
-	}
-	switch codec {
+	switch codec := resolvedCodec(s, opts); codec {
 	case "", "zstd":
 		cfg = append(cfg, parquet.Compression(&zstd.Codec{Level: zstd.SpeedFastest, Concurrency: 1}))
 	case "snappy":
@@ -127,16 +115,35 @@ func parquetWriterOptions(layout *dataFileLayout, s *Schema, opts DataFileOption
 	return cfg, nil
 }
 
+// resolvedCodec is the compression opts ask for, else the schema's.
+func resolvedCodec(s *Schema, opts DataFileOptions) string {
+	if opts.Uncompressed {
+		return "none"
+	}
+	if opts.Compression != "" {
+		return opts.Compression
+	}
+	return s.Options[OptionFileCompression]
+}
+
 // Rows is the number of rows written so far.
 func (w *DataFileWriter) Rows() int64 { return w.rows }
 
 // EstimatedSize is the bytes written plus those still buffered, roughly.
-func (w *DataFileWriter) EstimatedSize() int64 { return w.out.n + w.pw.Size() }
+func (w *DataFileWriter) EstimatedSize() int64 {
+	if w.pw == nil {
+		return w.out.n
+	}
+	return w.out.n + w.pw.Size()
+}
 
 // Write appends rows with their sequence numbers and kinds (nil kinds: all +I).
 func (w *DataFileWriter) Write(rec arrow.Record, seqs []int64, kinds []ValueKind) error {
 	n := int(rec.NumRows())
 	s := w.layout.schema
+	if w.done {
+		return fmt.Errorf("data file %s: write after close", w.path)
+	}
 	if int(rec.NumCols()) != len(s.Fields) {
 		return fmt.Errorf("data file %s: record has %d columns, schema %d has %d", w.path, rec.NumCols(), s.ID, len(s.Fields))
 	}
@@ -158,18 +165,9 @@ func (w *DataFileWriter) Write(rec arrow.Record, seqs []int64, kinds []ValueKind
 	for k, fi := range w.layout.keyIdx {
 		keyCols[k] = rec.Column(fi)
 	}
-	if err := w.keys.EncodeArrow(keyCols, w.layout.keyTypes); err != nil {
+	if err := w.checkAscending(keyCols, n); err != nil {
 		return fmt.Errorf("data file %s: %w", w.path, err)
 	}
-	prev := w.lastKey
-	for i := 0; i < n; i++ {
-		k := w.keys.Key(i)
-		if prev != nil && bytes.Compare(prev, k) >= 0 {
-			return fmt.Errorf("data file %s: row %d: keys not strictly ascending", w.path, w.rows+int64(i))
-		}
-		prev = k
-	}
-	w.lastKey = append(w.lastKey[:0], prev...)
 
 	if w.rows == 0 {
 		w.minSeq, w.maxSeq = seqs[0], seqs[0]
@@ -207,6 +205,41 @@ func (w *DataFileWriter) Write(rec arrow.Record, seqs []int64, kinds []ValueKind
 	return nil
 }
 
+// checkAscending checks that the batch's keys ascend strictly and follow
+// the previous batch's last key, and keeps this batch's last key.
+func (w *DataFileWriter) checkAscending(keyCols []arrow.Array, n int) error {
+	types := w.layout.keyTypes
+	first := w.keyAt(keyCols, 0, nil)
+	if w.lastKey != nil && bytes.Compare(w.lastKey, first) >= 0 {
+		return fmt.Errorf("row %d: keys not strictly ascending", w.rows)
+	}
+	ascending, ok := w.sc.order.strictlyAscending(keyCols)
+	if !ok {
+		kb := &w.sc.keys
+		if err := kb.EncodeArrow(keyCols, types); err != nil {
+			return err
+		}
+		ascending = true
+		for i := 1; i < n && ascending; i++ {
+			ascending = bytes.Compare(kb.Key(i-1), kb.Key(i)) < 0
+		}
+	}
+	if !ascending {
+		return fmt.Errorf("rows %d..%d: keys not strictly ascending", w.rows, w.rows+int64(n)-1)
+	}
+	w.lastKey = w.keyAt(keyCols, n-1, w.lastKey[:0])
+	return nil
+}
+
+// keyAt appends the encoded key (see KeyBatch) of row i to dst.
+func (w *DataFileWriter) keyAt(keyCols []arrow.Array, i int, dst []byte) []byte {
+	for k, c := range keyCols {
+		d, _ := DatumOf(c, i, w.layout.keyTypes[k]) // types were checked
+		dst = appendKeyDatum(dst, w.layout.keyTypes[k], d)
+	}
+	return dst
+}
+
 func (w *DataFileWriter) keyRow(keyCols []arrow.Array, i int) []byte {
 	bw := NewBinaryRowWriter(len(keyCols))
 	for k, c := range keyCols {
@@ -233,7 +266,6 @@ func (w *DataFileWriter) writeRows(rec arrow.Record, keyCols []arrow.Array, seqs
 	// A key column and its field hold the same NOT NULL values, and the
 	// column writers of required columns take values without levels: one
 	// slice of values serves both.
-	keyField := make(map[int]bool, len(keyCols))
 	for k, c := range keyCols {
 		vs := w.columnValues(c, l.keyTypes[k], k, lo, hi)
 		if _, err := cws[k].WriteRowValues(vs); err != nil {
@@ -242,7 +274,6 @@ func (w *DataFileWriter) writeRows(rec arrow.Record, keyCols []arrow.Array, seqs
 		if _, err := cws[l.fieldCol(l.keyIdx[k])].WriteRowValues(vs); err != nil {
 			return err
 		}
-		keyField[l.keyIdx[k]] = true
 	}
 	vs := w.valueBuf(hi - lo)
 	for i, q := range seqs[lo:hi] {
@@ -263,7 +294,7 @@ func (w *DataFileWriter) writeRows(rec arrow.Record, keyCols []arrow.Array, seqs
 		return err
 	}
 	for f := range l.schema.Fields {
-		if keyField[f] {
+		if w.kit.keyField[f] {
 			continue
 		}
 		c := l.fieldCol(f)
@@ -276,10 +307,11 @@ func (w *DataFileWriter) writeRows(rec arrow.Record, keyCols []arrow.Array, seqs
 }
 
 func (w *DataFileWriter) valueBuf(n int) []parquet.Value {
-	if cap(w.values) < n {
-		w.values = make([]parquet.Value, n)
+	sc := w.sc
+	if cap(sc.values) < n {
+		sc.values = make([]parquet.Value, n)
 	}
-	return w.values[:n]
+	return sc.values[:n]
 }
 
 // columnValues converts rows [lo,hi) of a column to parquet values, in a
@@ -297,7 +329,54 @@ func (w *DataFileWriter) columnValues(a arrow.Array, t DataType, col, lo, hi int
 		}
 		return vs
 	}
-	// typed loops for the common column types; no per-value dispatch
+	// Typed loops for the common column types: no per-value dispatch. Values
+	// of a required column carry no levels (its column writer reads none);
+	// those of an optional one are copies of a leveled template (see
+	// valueWords).
+	if t.Nullable {
+		switch c := a.(type) {
+		case *array.Int64:
+			if valueWordsOK {
+				fillWords(vs, parquet.Int64Value(0).Level(0, 1, col), c.Int64Values()[lo:hi])
+				return vs
+			}
+			for i, v := range c.Int64Values()[lo:hi] {
+				vs[i] = parquet.Int64Value(v).Level(0, 1, col)
+			}
+		case *array.Int32:
+			if valueWordsOK {
+				fillWords(vs, parquet.Int32Value(0).Level(0, 1, col), c.Int32Values()[lo:hi])
+				return vs
+			}
+			for i, v := range c.Int32Values()[lo:hi] {
+				vs[i] = parquet.Int32Value(v).Level(0, 1, col)
+			}
+		case *array.Float64:
+			if valueWordsOK {
+				fillDoubleWords(vs, parquet.DoubleValue(0).Level(0, 1, col), c.Float64Values()[lo:hi])
+				return vs
+			}
+			for i, v := range c.Float64Values()[lo:hi] {
+				vs[i] = parquet.DoubleValue(v).Level(0, 1, col)
+			}
+		case *array.String:
+			offs, data := c.ValueOffsets(), c.ValueBytes()
+			base := offs[0]
+			offs = offs[lo : hi+1]
+			if valueWordsOK {
+				fillByteArrayWords(vs, parquet.ByteArrayValue(nil).Level(0, 1, col), data, offs, base)
+				return vs
+			}
+			for i := range vs {
+				vs[i] = parquet.ByteArrayValue(data[offs[i]-base : offs[i+1]-base]).Level(0, 1, col)
+			}
+		default:
+			for i := lo; i < hi; i++ {
+				vs[i-lo] = parquetValue(a, i, t).Level(0, 1, col)
+			}
+		}
+		return vs
+	}
 	switch c := a.(type) {
 	case *array.Int64:
 		for i, v := range c.Int64Values()[lo:hi] {
@@ -314,17 +393,13 @@ func (w *DataFileWriter) columnValues(a arrow.Array, t DataType, col, lo, hi int
 	case *array.String:
 		offs, data := c.ValueOffsets(), c.ValueBytes()
 		base := offs[0]
-		for i := lo; i < hi; i++ {
-			vs[i-lo] = parquet.ByteArrayValue(data[offs[i]-base : offs[i+1]-base])
+		offs = offs[lo : hi+1]
+		for i := range vs {
+			vs[i] = parquet.ByteArrayValue(data[offs[i]-base : offs[i+1]-base])
 		}
 	default:
 		for i := lo; i < hi; i++ {
 			vs[i-lo] = parquetValue(a, i, t)
-		}
-	}
-	if t.Nullable {
-		for i := range vs {
-			vs[i] = vs[i].Level(0, 1, col)
 		}
 	}
 	return vs
@@ -401,6 +476,8 @@ func (w *DataFileWriter) Close() (DataFileMeta, error) {
 		return DataFileMeta{}, fmt.Errorf("data file %s: no rows written", w.path)
 	}
 	err := w.pw.Close()
+	w.kit.release(w.sc)
+	w.sc, w.pw = nil, nil
 	if err == nil {
 		err = w.file.Sync()
 	}
