@@ -368,7 +368,7 @@ func (w *DataFileWriter) columnValues(a arrow.Array, t DataType, col, lo, hi int
 				return vs
 			}
 			for i := range vs {
-				vs[i] = parquet.ByteArrayValue(data[offs[i]-base : offs[i+1]-base]).Level(0, 1, col)
+				vs[i] = parquet.ByteArrayValue(data[offs[i]-base:offs[i+1]-base]).Level(0, 1, col)
 			}
 		default:
 			for i := lo; i < hi; i++ {
