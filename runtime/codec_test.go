@@ -1,6 +1,8 @@
 package runtime
 
 import (
+	"math"
+	"strings"
 	"testing"
 
 	"github.com/lakestate/lakestate/subtask"
@@ -12,6 +14,8 @@ func sampleTxns() []*Txn {
 			{Kind: Insert, KeyGroup: -1, Row: Row{subtask.Int(-3), subtask.Str("a"), subtask.Null}},
 			{Kind: UpdateBefore, KeyGroup: -1, Row: Row{subtask.Decimal(-1, 5), subtask.Float(2.5)}},
 			{Kind: Delete, KeyGroup: -1, Row: Row{}},
+			{Kind: UpdateAfter, KeyGroup: -1, Row: Row{subtask.Int(math.MinInt64), subtask.Int(math.MaxInt64), subtask.Int(63), subtask.Int(64),
+				subtask.Decimal(math.MinInt64, math.MaxUint64), subtask.Str(strings.Repeat("x", 300)), subtask.Float(math.Inf(-1))}},
 		}},
 		{TxnID: TxnID{Sink: "out", Writer: 0, Checkpoint: 9}},
 	}

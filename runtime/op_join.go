@@ -207,8 +207,10 @@ type joinOp struct {
 	entries [2][]*subtask.MapEntries
 	// rows holds the stored and the joined rows; scratch the entry key of a
 	// lookup.
-	rows    rowArena
-	scratch Row
+	rows      rowArena
+	scratch   Row
+	probe     joinProbe
+	joinEntry func(sub, value Row) bool
 }
 
 func (o *joinOp) Open(ctx *OperatorContext) error {
@@ -219,6 +221,7 @@ func (o *joinOp) Open(ctx *OperatorContext) error {
 		}
 		o.states[s], o.kbs[s] = st, newKeyBatch(side.key)
 	}
+	o.joinEntry = o.join
 	return nil
 }
 
@@ -260,22 +263,40 @@ func (o *joinOp) Process(input int, recs []Record, out Emitter) error {
 		if theirs.Len() == 0 {
 			continue
 		}
-		for osub, oval := range theirs.All() {
-			orow, n := otherSide.row(osub, oval)
-			l, rr := r.Row, orow
-			if input == 1 {
-				l, rr = orow, r.Row
-			}
-			if o.spec.where != nil && !o.spec.where(l, rr) {
-				continue
-			}
-			joined := o.project(l, rr)
-			for range n {
-				out.Emit(kind, joined)
-			}
-		}
+		o.probe = joinProbe{row: r.Row, input: input, side: otherSide, kind: kind, out: out}
+		theirs.All()(o.joinEntry)
 	}
+	o.probe = joinProbe{}
 	return nil
+}
+
+// joinProbe is the record whose matches a scan of the other side's entries
+// emits. It is a field of the operator, and joinEntry (join) a method value
+// made once, so that a scan allocates no closure per record.
+type joinProbe struct {
+	row   Row
+	input int
+	side  *joinSide // the other side
+	kind  Change
+	out   Emitter
+}
+
+// join joins the probe record with one entry of the other side.
+func (o *joinOp) join(sub, value Row) bool {
+	p := &o.probe
+	orow, n := p.side.row(sub, value)
+	l, r := p.row, orow
+	if p.input == 1 {
+		l, r = orow, p.row
+	}
+	if o.spec.where != nil && !o.spec.where(l, r) {
+		return true
+	}
+	joined := o.project(l, r)
+	for range n {
+		p.out.Emit(p.kind, joined)
+	}
+	return true
 }
 
 func (o *joinOp) project(l, r Row) Row {

@@ -2,6 +2,7 @@ package runtime
 
 import (
 	"encoding/binary"
+	"math/bits"
 
 	"github.com/lakestate/lakestate/subtask"
 )
@@ -28,6 +29,27 @@ func appendRow(dst []byte, r Row) []byte {
 	}
 	return dst
 }
+
+// rowSize is the length of a row's encoding.
+func rowSize(r Row) int {
+	n := uvarintSize(uint64(len(r))) + len(r)
+	for _, d := range r {
+		switch hi, lo := d.Decimal(); {
+		case d.IsNull():
+		case d.Str() != "":
+			n += uvarintSize(uint64(len(d.Str()))) + len(d.Str())
+		case hi != 0:
+			n += varintSize(int64(lo)) + varintSize(hi)
+		default:
+			n += varintSize(int64(lo))
+		}
+	}
+	return n
+}
+
+func uvarintSize(v uint64) int { return (bits.Len64(v|1) + 6) / 7 }
+
+func varintSize(v int64) int { return uvarintSize(uint64(v)<<1 ^ uint64(v>>63)) }
 
 // appendCols appends the datums of some columns of a row, without a count:
 // a key that tells the columns' values apart.

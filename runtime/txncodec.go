@@ -12,7 +12,16 @@ import (
 //	  per change: kind byte, row (see rowcodec.go)
 
 func encodeTxns(txns []*Txn) []byte {
-	out := binary.AppendUvarint(nil, uint64(len(txns)))
+	// The exact size first: the changes between two checkpoints can be
+	// many megabytes, and growing the buffer would copy them over and over.
+	size := uvarintSize(uint64(len(txns)))
+	for _, t := range txns {
+		size += uvarintSize(uint64(t.Writer)) + uvarintSize(uint64(t.Checkpoint)) + uvarintSize(uint64(len(t.Changes)))
+		for _, c := range t.Changes {
+			size += 1 + rowSize(c.Row)
+		}
+	}
+	out := binary.AppendUvarint(make([]byte, 0, size), uint64(len(txns)))
 	for _, t := range txns {
 		out = binary.AppendUvarint(out, uint64(t.Writer))
 		out = binary.AppendUvarint(out, uint64(t.Checkpoint))
@@ -21,6 +30,9 @@ func encodeTxns(txns []*Txn) []byte {
 			out = append(out, byte(c.Kind))
 			out = appendRow(out, c.Row)
 		}
+	}
+	if len(out) != size {
+		panic(fmt.Sprintf("runtime: %d transactions encoded in %d bytes, sized %d", len(txns), len(out), size))
 	}
 	return out
 }
