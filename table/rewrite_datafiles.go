@@ -234,7 +234,9 @@ func (w *dataRowWriter) Write(src RowIterator) error {
 	return nil
 }
 
-// flush writes the batch, then rolls if the file reached its target.
+// flush writes the batch, then rolls if the file reached its target, or
+// ends the file's row group once it buffers compactRowGroupBytes (or a
+// quarter of a smaller target: small files take the same path).
 func (w *dataRowWriter) flush() error {
 	if len(w.seqs) == 0 {
 		return nil
@@ -259,10 +261,10 @@ func (w *dataRowWriter) flush() error {
 	if err != nil {
 		return err
 	}
-	if w.w.EstimatedSize() >= w.b.opts.TargetFileSize {
+	if w.w.fileSize() >= w.b.opts.TargetFileSize {
 		return w.closeFile()
 	}
-	return nil
+	return w.w.endRowGroupPast(min(compactRowGroupBytes, w.b.opts.TargetFileSize/4))
 }
 
 // nextBatch starts an empty batch in new buffers sized like the last.
