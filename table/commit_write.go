@@ -113,12 +113,20 @@ func (t *Table) groupRows(rec arrow.Record) ([]*rowGroup, error) {
 	for i, fi := range keyIdx {
 		keyCols[i], keyTypes[i] = rec.Column(fi), s.Fields[fi].Type
 	}
-	var keys KeyBatch
-	if err := keys.EncodeArrow(keyCols, keyTypes); err != nil {
-		return nil, err
-	}
 	order, err := t.routeRows(rec, n)
 	if err != nil {
+		return nil, err
+	}
+	// A batch from a sorted write buffer ascends strictly by key, and so
+	// does every group of its rows: nothing to sort or drop, and no key
+	// needs encoding.
+	var ko keyOrder
+	if ascending, _ := ko.strictlyAscending(keyCols); ascending {
+		sortGroups(order)
+		return order, nil
+	}
+	var keys KeyBatch
+	if err := keys.EncodeArrow(keyCols, keyTypes); err != nil {
 		return nil, err
 	}
 	for _, g := range order {
@@ -136,13 +144,18 @@ func (t *Table) groupRows(rec arrow.Record) ([]*rowGroup, error) {
 		}
 		g.rows = kept
 	}
+	sortGroups(order)
+	return order, nil
+}
+
+// sortGroups orders groups by partition, then bucket.
+func sortGroups(order []*rowGroup) {
 	slices.SortFunc(order, func(a, b *rowGroup) int {
 		if c := bytes.Compare(a.partition, b.partition); c != 0 {
 			return c
 		}
 		return int(a.bucket) - int(b.bucket)
 	})
-	return order, nil
 }
 
 // routeRows splits rows [0,n) by (partition, bucket), in row order.

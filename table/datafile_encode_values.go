@@ -4,6 +4,8 @@ import (
 	"math"
 	"unsafe"
 
+	"github.com/apache/arrow-go/v18/arrow"
+	"github.com/apache/arrow-go/v18/arrow/array"
 	"github.com/parquet-go/parquet-go"
 )
 
@@ -48,6 +50,30 @@ func withWords(v parquet.Value, ptr *byte, u64 uint64) parquet.Value {
 	w := (*valueWords)(unsafe.Pointer(&v))
 	w.ptr, w.u64 = ptr, u64
 	return v
+}
+
+// fillFromTemplate sets vs to rows [lo,hi) of an optional column as non-null
+// values of column col, for the Arrow types it knows; false for others.
+// Rows that are null get a data word anyway (Arrow keeps a slot for them);
+// the caller overwrites them.
+func fillFromTemplate(vs []parquet.Value, a arrow.Array, col, lo, hi int) bool {
+	switch c := a.(type) {
+	case *array.Int64:
+		fillWords(vs, parquet.Int64Value(0).Level(0, 1, col), c.Int64Values()[lo:hi])
+	case *array.Int32:
+		fillWords(vs, parquet.Int32Value(0).Level(0, 1, col), c.Int32Values()[lo:hi])
+	case *array.Float64:
+		fillDoubleWords(vs, parquet.DoubleValue(0).Level(0, 1, col), c.Float64Values()[lo:hi])
+	case *array.String:
+		offs := c.ValueOffsets()
+		fillByteArrayWords(vs, parquet.ByteArrayValue(nil).Level(0, 1, col), c.ValueBytes(), offs[lo:hi+1], offs[0])
+	case *array.Binary:
+		offs := c.ValueOffsets()
+		fillByteArrayWords(vs, parquet.ByteArrayValue(nil).Level(0, 1, col), c.ValueBytes(), offs[lo:hi+1], offs[0])
+	default:
+		return false
+	}
+	return true
 }
 
 // fillWords sets vs[i] to the template with data word u64 = src[i]

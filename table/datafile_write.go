@@ -316,9 +316,21 @@ func (w *DataFileWriter) valueBuf(n int) []parquet.Value {
 
 // columnValues converts rows [lo,hi) of a column to parquet values, in a
 // buffer reused by the next call. Values of a required column carry no
-// levels (its column writer reads none).
+// levels (its column writer reads none); those of an optional column of a
+// common type are copies of leveled templates (see valueWords).
 func (w *DataFileWriter) columnValues(a arrow.Array, t DataType, col, lo, hi int) []parquet.Value {
 	vs := w.valueBuf(hi - lo)
+	if t.Nullable && valueWordsOK && fillFromTemplate(vs, a, col, lo, hi) {
+		if a.NullN() > 0 {
+			null := parquet.Value{}.Level(0, 0, col)
+			for i := lo; i < hi; i++ {
+				if a.IsNull(i) {
+					vs[i-lo] = null
+				}
+			}
+		}
+		return vs
+	}
 	if a.NullN() > 0 {
 		for i := lo; i < hi; i++ {
 			if a.IsNull(i) {
@@ -329,54 +341,13 @@ func (w *DataFileWriter) columnValues(a arrow.Array, t DataType, col, lo, hi int
 		}
 		return vs
 	}
-	// Typed loops for the common column types: no per-value dispatch. Values
-	// of a required column carry no levels (its column writer reads none);
-	// those of an optional one are copies of a leveled template (see
-	// valueWords).
 	if t.Nullable {
-		switch c := a.(type) {
-		case *array.Int64:
-			if valueWordsOK {
-				fillWords(vs, parquet.Int64Value(0).Level(0, 1, col), c.Int64Values()[lo:hi])
-				return vs
-			}
-			for i, v := range c.Int64Values()[lo:hi] {
-				vs[i] = parquet.Int64Value(v).Level(0, 1, col)
-			}
-		case *array.Int32:
-			if valueWordsOK {
-				fillWords(vs, parquet.Int32Value(0).Level(0, 1, col), c.Int32Values()[lo:hi])
-				return vs
-			}
-			for i, v := range c.Int32Values()[lo:hi] {
-				vs[i] = parquet.Int32Value(v).Level(0, 1, col)
-			}
-		case *array.Float64:
-			if valueWordsOK {
-				fillDoubleWords(vs, parquet.DoubleValue(0).Level(0, 1, col), c.Float64Values()[lo:hi])
-				return vs
-			}
-			for i, v := range c.Float64Values()[lo:hi] {
-				vs[i] = parquet.DoubleValue(v).Level(0, 1, col)
-			}
-		case *array.String:
-			offs, data := c.ValueOffsets(), c.ValueBytes()
-			base := offs[0]
-			offs = offs[lo : hi+1]
-			if valueWordsOK {
-				fillByteArrayWords(vs, parquet.ByteArrayValue(nil).Level(0, 1, col), data, offs, base)
-				return vs
-			}
-			for i := range vs {
-				vs[i] = parquet.ByteArrayValue(data[offs[i]-base:offs[i+1]-base]).Level(0, 1, col)
-			}
-		default:
-			for i := lo; i < hi; i++ {
-				vs[i-lo] = parquetValue(a, i, t).Level(0, 1, col)
-			}
+		for i := lo; i < hi; i++ {
+			vs[i-lo] = parquetValue(a, i, t).Level(0, 1, col)
 		}
 		return vs
 	}
+	// typed loops for the common column types; no per-value dispatch
 	switch c := a.(type) {
 	case *array.Int64:
 		for i, v := range c.Int64Values()[lo:hi] {
@@ -393,9 +364,8 @@ func (w *DataFileWriter) columnValues(a arrow.Array, t DataType, col, lo, hi int
 	case *array.String:
 		offs, data := c.ValueOffsets(), c.ValueBytes()
 		base := offs[0]
-		offs = offs[lo : hi+1]
-		for i := range vs {
-			vs[i] = parquet.ByteArrayValue(data[offs[i]-base : offs[i+1]-base])
+		for i := lo; i < hi; i++ {
+			vs[i-lo] = parquet.ByteArrayValue(data[offs[i]-base : offs[i+1]-base])
 		}
 	default:
 		for i := lo; i < hi; i++ {

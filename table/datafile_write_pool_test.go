@@ -4,6 +4,10 @@ import (
 	"bytes"
 	"strings"
 	"testing"
+
+	"github.com/apache/arrow-go/v18/arrow"
+	"github.com/apache/arrow-go/v18/arrow/array"
+	"github.com/apache/arrow-go/v18/arrow/memory"
 )
 
 // A data file written with a schema's cached layout and pooled scratch
@@ -70,5 +74,73 @@ func TestDataFileKitFollowsSchemaEdits(t *testing.T) {
 	}
 	if k3 == k1 || len(k3.layout.parquet.Columns()) != 2+2+6 {
 		t.Fatalf("edited schema: kit reused %v, %d columns", k3 == k1, len(k3.layout.parquet.Columns()))
+	}
+}
+
+// Values made from leveled templates encode exactly as those made by
+// parquet-go's constructors: the same file, for nulls, empty strings,
+// bytes and records sliced at an offset.
+func TestValueTemplatesWriteSameFile(t *testing.T) {
+	if !valueWordsOK {
+		t.Skip("templates unused")
+	}
+	vs := &Schema{
+		Fields: []Field{
+			{ID: 0, Name: "k", Type: BigInt().NotNull()},
+			{ID: 1, Name: "i", Type: Int()},
+			{ID: 2, Name: "l", Type: BigInt()},
+			{ID: 3, Name: "d", Type: Double()},
+			{ID: 4, Name: "s", Type: String()},
+			{ID: 5, Name: "b", Type: Bytes()},
+		},
+		HighestFieldID: 5,
+		PrimaryKeys:    []string{"k"},
+		Options:        map[string]string{"bucket": "1"},
+	}
+	sch, err := vs.ArrowSchema()
+	if err != nil {
+		t.Fatal(err)
+	}
+	b := array.NewRecordBuilder(memory.NewGoAllocator(), sch)
+	defer b.Release()
+	for i := range 3000 {
+		b.Field(0).(*array.Int64Builder).Append(int64(i))
+		if i%5 == 0 {
+			for c := 1; c < 6; c++ {
+				b.Field(c).AppendNull()
+			}
+			continue
+		}
+		b.Field(1).(*array.Int32Builder).Append(int32(-i))
+		b.Field(2).(*array.Int64Builder).Append(int64(i) << 40)
+		b.Field(3).(*array.Float64Builder).Append(float64(i) / 7)
+		b.Field(4).(*array.StringBuilder).Append(strings.Repeat("s", i%4))
+		b.Field(5).(*array.BinaryBuilder).Append(bytes.Repeat([]byte{0, byte(i)}, i%3))
+	}
+	full := b.NewRecordBatch()
+	defer full.Release()
+	sliced := full.NewSlice(7, 2990)
+	defer sliced.Release()
+	state := buildStateRecord(t, stateSchema(), 2500)
+	defer state.Release()
+	for _, c := range []struct {
+		s   *Schema
+		rec arrow.Record
+	}{{vs, full}, {vs, sliced}, {stateSchema(), state}} {
+		write := func(templates bool) []byte {
+			t.Helper()
+			valueWordsOK = templates
+			defer func() { valueWordsOK = true }()
+			fio := newMemFS()
+			n := int(c.rec.NumRows())
+			if _, err := WriteDataFile(fio, "f", c.s, c.rec, seqRange(0, n), nil, DataFileOptions{Compression: "none", PageRows: 300}); err != nil {
+				t.Fatal(err)
+			}
+			data, _ := fio.ReadFile("f")
+			return data
+		}
+		if got, want := write(true), write(false); !bytes.Equal(got, want) {
+			t.Fatalf("%d rows: %d bytes from templates, %d from constructors", c.rec.NumRows(), len(got), len(want))
+		}
 	}
 }
