@@ -16,7 +16,8 @@ import (
 // name, as Paimon's readers do). It is immutable after open and safe for
 // concurrent reads.
 type DataFile struct {
-	id        uint64 // names the open file in keyPageCacheOfProcess
+	id        uint64        // names the open file in keyCache
+	keyCache  *keyPageCache // keyPageCacheOfProcess but in tests
 	path      string
 	f         ReadableFile
 	pf        *parquet.File
@@ -102,7 +103,7 @@ func openDataFile(f ReadableFile, path string, s *Schema) (d *DataFile, err erro
 	if err := checkChunks(pf.Metadata(), f.Size()); err != nil {
 		return nil, corruptError(path, err)
 	}
-	d = &DataFile{id: openDataFiles.Add(1), path: path, f: f, pf: pf, schema: s, numRows: pf.NumRows()}
+	d = &DataFile{id: openDataFiles.Add(1), keyCache: keyPageCacheOfProcess, path: path, f: f, pf: pf, schema: s, numRows: pf.NumRows()}
 	if err := d.resolveColumns(); err != nil {
 		return nil, corruptError(path, err)
 	}
@@ -212,7 +213,7 @@ var openDataFiles atomic.Uint64
 
 // Close releases the file and its cached key pages.
 func (d *DataFile) Close() error {
-	keyPageCacheOfProcess.dropFile(d.id)
+	d.keyCache.dropFile(d.id)
 	return d.f.Close()
 }
 

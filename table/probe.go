@@ -327,6 +327,18 @@ func (v *View) probeMerged(g probeGroup, hits []probeHit) ([]probeHit, error) {
 // page, and returns them ordered by probe index. Fields the probe record
 // carries (the key, the partition) are copied from it rather than decoded.
 func (v *View) assembleHits(hits []probeHit, keys arrow.Record) (arrow.Record, []int32, error) {
+	fromProbe := make([]*colVec, len(v.schema.Fields))
+	for i, f := range v.schema.Fields {
+		if idx := keys.Schema().FieldIndices(f.Name); len(idx) > 0 {
+			fromProbe[i], _ = vecOfArrow(keys.Column(idx[0]), f.Type)
+		}
+	}
+	return v.assembleRows(hits, fromProbe)
+}
+
+// assembleRows is assembleHits with the fields known in advance given as
+// fromProbe (per schema field, row i for probe index i; nil: read it).
+func (v *View) assembleRows(hits []probeHit, fromProbe []*colVec) (arrow.Record, []int32, error) {
 	slices.SortFunc(hits, func(a, b probeHit) int {
 		if a.f != b.f {
 			return bytes.Compare([]byte(a.f.path), []byte(b.f.path))
@@ -334,12 +346,6 @@ func (v *View) assembleHits(hits []probeHit, keys arrow.Record) (arrow.Record, [
 		return cmpInt64(a.pos, b.pos)
 	})
 	fields := v.schema.Fields
-	fromProbe := make([]*colVec, len(fields))
-	for i, f := range fields {
-		if idx := keys.Schema().FieldIndices(f.Name); len(idx) > 0 {
-			fromProbe[i], _ = vecOfArrow(keys.Column(idx[0]), f.Type)
-		}
-	}
 	type fileRows struct {
 		vecs []*colVec
 	}

@@ -28,10 +28,11 @@ type cachedKeyPage struct {
 // considered: probes sweep pages in key order, and under such sweeps of
 // more pages than fit, least-recently-used eviction would keep none.
 type keyPageCache struct {
-	mu     sync.Mutex
-	budget int
-	used   int
-	pages  map[keyPageID]*cachedKeyPage
+	mu       sync.Mutex
+	budget   int
+	used     int
+	pages    map[keyPageID]*cachedKeyPage
+	declined int // misses not admitted while full
 }
 
 func newKeyPageCache(budget int) *keyPageCache {
@@ -57,6 +58,22 @@ func (c *keyPageCache) has(id keyPageID) bool {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	return c.pages[id] != nil
+}
+
+// admitEvery is how many of the misses that would evict one admits: the
+// rest are decoded into scratch. Sweeps over more key pages than fit then
+// allocate and evict little, while pages read often still get in soon.
+const admitEvery = 8
+
+// admits says whether a missed page of about size bytes is to be cached.
+func (c *keyPageCache) admits(size int) bool {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.used+size <= c.budget {
+		return true
+	}
+	c.declined++
+	return c.declined%admitEvery == 0
 }
 
 // add caches a decoded page, evicting pages beyond the budget. A page larger

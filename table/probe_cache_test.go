@@ -54,6 +54,7 @@ func TestLookupPinnedAndCachedKeyPages(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
+		d.keyCache = newKeyPageCache(1 << 20) // room for every page
 		types := []DataType{Int().NotNull(), keyType}
 		pinned := 0
 		for _, pb := range d.keyPages() {
@@ -102,11 +103,11 @@ func TestLookupPinnedAndCachedKeyPages(t *testing.T) {
 				}
 			}
 		}
-		if !keyPageCacheOfProcess.has(keyPageID{file: d.id, page: 0}) {
+		if !d.keyCache.has(keyPageID{file: d.id, page: 0}) {
 			t.Fatalf("%v: first key page not cached", keyType)
 		}
 		d.Close()
-		if keyPageCacheOfProcess.has(keyPageID{file: d.id, page: 0}) {
+		if d.keyCache.has(keyPageID{file: d.id, page: 0}) {
 			t.Fatalf("%v: key page cached after the file closed", keyType)
 		}
 	}

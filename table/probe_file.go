@@ -186,7 +186,7 @@ func (d *DataFile) lookup(keys [][]byte, ids []int32, out []probeMatch) (_ []pro
 			continue
 		}
 		if decoded != p {
-			if vecs, err = kr.page(p); err != nil {
+			if vecs, err = kr.page(p, sc); err != nil {
 				return out, err
 			}
 			types = d.keyTypes[pb.pinned:]
@@ -212,28 +212,53 @@ func (d *DataFile) lookup(keys [][]byte, ids []int32, out []probeMatch) (_ []pro
 	return out, nil
 }
 
-// searchIntKey finds, when the unpinned key of a page is one non-null INT or
-// BIGINT field (a state table's key after its key group), the first row from
-// from on whose key is >= the encoded ks, comparing numbers rather than
-// encoding rows. ok is false for other keys.
+// searchIntKey finds, when the unpinned key fields of a page are non-null
+// INT or BIGINT fields (a state table's key after its key group, or key
+// group and key where a page spans key groups), the first row from from on
+// whose key is >= the encoded ks, comparing numbers rather than encoding
+// rows. ok is false for other keys.
 func searchIntKey(vecs []*colVec, types []DataType, from, rows int, ks []byte) (r int, eq, ok bool) {
-	if len(types) != 1 || types[0].Nullable {
+	var want [4]int64
+	if len(types) == 0 || len(types) > len(want) {
 		return 0, false, false
 	}
-	fixed := vecs[0].fixed
-	switch t := types[0].Root; {
-	case (t == TypeBigInt || t == TypeTimestamp) && len(ks) == 8 && len(fixed) >= 8*rows:
-		k := int64(binary.BigEndian.Uint64(ks) ^ 1<<63)
-		at := func(i int) int64 { return int64(binary.LittleEndian.Uint64(fixed[8*i:])) }
-		r = from + sort.Search(rows-from, func(x int) bool { return at(from+x) >= k })
-		return r, r < rows && at(r) == k, true
-	case (t == TypeInt || t == TypeDate) && len(ks) == 4 && len(fixed) >= 4*rows:
-		k := int32(binary.BigEndian.Uint32(ks) ^ 1<<31)
-		at := func(i int) int32 { return int32(binary.LittleEndian.Uint32(fixed[4*i:])) }
-		r = from + sort.Search(rows-from, func(x int) bool { return at(from+x) >= k })
-		return r, r < rows && at(r) == k, true
+	at := 0
+	for c, t := range types {
+		w := arrowWidth(t)
+		switch {
+		case t.Nullable || len(vecs[c].fixed) < w*rows || len(ks) < at+w:
+			return 0, false, false
+		case (t.Root == TypeBigInt || t.Root == TypeTimestamp) && w == 8:
+			want[c] = int64(binary.BigEndian.Uint64(ks[at:]) ^ 1<<63)
+		case (t.Root == TypeInt || t.Root == TypeDate) && w == 4:
+			want[c] = int64(int32(binary.BigEndian.Uint32(ks[at:]) ^ 1<<31))
+		default:
+			return 0, false, false
+		}
+		at += w
 	}
-	return 0, false, false
+	if at != len(ks) {
+		return 0, false, false
+	}
+	cmp := func(i int) int {
+		for c, v := range vecs[:len(types)] {
+			var x int64
+			if v.width == 8 {
+				x = int64(binary.LittleEndian.Uint64(v.fixed[8*i:]))
+			} else {
+				x = int64(int32(binary.LittleEndian.Uint32(v.fixed[4*i:])))
+			}
+			if x != want[c] {
+				if x < want[c] {
+					return -1
+				}
+				return 1
+			}
+		}
+		return 0
+	}
+	r = from + sort.Search(rows-from, func(x int) bool { return cmp(from+x) >= 0 })
+	return r, r < rows && cmp(r) == 0, true
 }
 
 // keyPageReader decodes the key columns of key pages. When every key column
@@ -298,15 +323,23 @@ func (d *DataFile) newKeyPageReader(pages []pageBound, keys [][]byte, exact bool
 }
 
 // page returns key page p decoded: the key fields from pageBound.pinned on,
-// from the key-page cache, else decoded and cached. The vectors are
-// read-only.
-func (kr *keyPageReader) page(p int) ([]*colVec, error) {
+// from the key-page cache, else decoded, into new vectors it caches when the
+// cache admits the page, else into sc's. The vectors are read-only.
+func (kr *keyPageReader) page(p int, sc *probeScratch) ([]*colVec, error) {
 	id := keyPageID{file: kr.d.id, page: p}
-	if vecs := keyPageCacheOfProcess.get(id); vecs != nil {
+	cache := kr.d.keyCache
+	if vecs := cache.get(id); vecs != nil {
 		return vecs, nil
 	}
 	pb := &kr.pages[p]
 	from, rows := pb.pinned, int(pb.span.end-pb.span.first)
+	if !cache.admits(rows * 8 * (len(kr.d.keyTypes) - from)) {
+		sc.prepare(kr.d.keyTypes)
+		if err := kr.read(p, from, sc.keyVecs); err != nil {
+			return nil, err
+		}
+		return sc.keyVecs[from:], nil
+	}
 	vecs := make([]*colVec, len(kr.d.keyTypes))
 	for c := from; c < len(vecs); c++ {
 		v := newColVec(kr.d.keyTypes[c])
@@ -318,7 +351,7 @@ func (kr *keyPageReader) page(p int) ([]*colVec, error) {
 	if err := kr.read(p, from, vecs); err != nil {
 		return nil, err
 	}
-	keyPageCacheOfProcess.add(id, vecs[from:])
+	cache.add(id, vecs[from:])
 	return vecs[from:], nil
 }
 
@@ -353,7 +386,7 @@ func (kr *keyPageReader) read(p, from int, vecs []*colVec) error {
 	for c := from; c < len(kr.readers); c++ {
 		pr := kr.readers[c]
 		if err := pr.readAhead(q, func(r int) bool {
-			return kr.base+r < len(kr.maybe) && kr.maybe[kr.base+r] && !keyPageCacheOfProcess.has(keyPageID{file: d.id, page: kr.base + r})
+			return kr.base+r < len(kr.maybe) && kr.maybe[kr.base+r] && !d.keyCache.has(keyPageID{file: d.id, page: kr.base + r})
 		}); err != nil {
 			return corruptError(d.path, fmt.Errorf("column %d: %w", d.keyCols[c], err))
 		}

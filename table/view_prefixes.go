@@ -7,7 +7,6 @@ import (
 	"sort"
 
 	"github.com/apache/arrow-go/v18/arrow"
-	"github.com/apache/arrow-go/v18/arrow/array"
 )
 
 // ScanPrefixes returns the live rows whose trimmed primary key starts with
@@ -35,6 +34,11 @@ func (v *View) ScanPrefixes(prefixes [][]Datum) (arrow.Record, []int32, error) {
 	sort.Stable(&cands)
 	var hits []probeHit
 	var of []int32
+	// The key fields come from the key columns read for the candidates.
+	known := make([]*colVec, len(v.schema.Fields))
+	for _, fi := range v.keyIdx {
+		known[fi] = newColVec(v.schema.Fields[fi].Type)
+	}
 	for i, r := range cands.rows {
 		if !v.dv && i > 0 && bytes.Equal(cands.key(i-1), cands.key(i)) {
 			continue // an older version of the key
@@ -44,9 +48,11 @@ func (v *View) ScanPrefixes(prefixes [][]Datum) (arrow.Record, []int32, error) {
 		}
 		hits = append(hits, probeHit{id: int32(len(hits)), f: r.f, pos: r.pos})
 		of = append(of, r.prefix)
+		for k, fi := range v.keyIdx {
+			known[fi].appendRow(cands.keyCols[r.keyCols][k], int(r.keyRow))
+		}
 	}
-	noProbe := array.NewRecordBatch(arrow.NewSchema(nil, nil), nil, 0)
-	rec, _, err := v.assembleHits(hits, noProbe)
+	rec, _, err := v.assembleRows(hits, known)
 	if err != nil {
 		return nil, nil, err
 	}
@@ -61,13 +67,16 @@ type prefixRow struct {
 	seq        int64
 	kind       ValueKind
 	keyAt, end int32 // the row's encoded key in prefixRows.keys
+	keyCols    int32 // the row's key fields are row keyRow of prefixRows.keyCols[keyCols]
+	keyRow     int32
 }
 
 // prefixRows are candidate rows with their encoded keys, ordered by key and
 // then newest first.
 type prefixRows struct {
-	rows []prefixRow
-	keys []byte
+	rows    []prefixRow
+	keys    []byte
+	keyCols [][]*colVec // per file, the key fields of its candidate rows
 }
 
 func (p *prefixRows) key(i int) []byte { return p.keys[p.rows[i].keyAt:p.rows[i].end] }
@@ -132,8 +141,9 @@ func (v *View) prefixRowsOf(f *viewFile, enc [][]byte, out *prefixRows) error {
 			return err
 		}
 	}
+	out.keyCols = append(out.keyCols, keyVecs)
 	for i, m := range ms {
-		r := prefixRow{prefix: m.key, f: f, pos: m.pos, keyAt: int32(len(out.keys))}
+		r := prefixRow{prefix: m.key, f: f, pos: m.pos, keyAt: int32(len(out.keys)), keyCols: int32(len(out.keyCols) - 1), keyRow: int32(i)}
 		if kinds != nil {
 			r.kind = kinds[i]
 		}
