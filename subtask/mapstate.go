@@ -26,8 +26,10 @@ type MapState struct {
 	misses []valueMiss
 	probe  []string
 	read   []mapEntry // entries of a probe, before they are split per key
-	ends   []int      // end of each probed key's entries in read
+	ends   []int      // end of each probed key's entries in read; of each row's key in keys
 	order  []int32    // dirty slots in key order, for a flush
+	rows   []mutation // the rows of the last flush, reused by the next
+	keys   []byte     // their keys, before they become one string
 }
 
 // MapEntries is the entries of one key, sorted by entry key. It is valid until
@@ -296,9 +298,8 @@ func (m *MapState) mutations() ([]mutation, error) {
 		}
 	}
 	slices.SortFunc(m.order, func(a, b int32) int { return strings.Compare(m.buf.keys[a], m.buf.keys[b]) })
-	var rows []mutation
-	var keys []byte
-	var ends []int
+	clear(m.rows) // rows of a flush that failed
+	rows, keys, ends := m.rows[:0], m.keys[:0], m.ends[:0]
 	emit := func(prefix string, e mapEntry, delete bool) {
 		keys = append(append(keys, prefix...), e.sub...)
 		ends = append(ends, len(keys))
@@ -333,6 +334,7 @@ func (m *MapState) mutations() ([]mutation, error) {
 		rows[i].key = all[from:end]
 		from = end
 	}
+	m.rows, m.keys, m.ends = rows, keys, ends
 	return rows, nil
 }
 
@@ -345,4 +347,6 @@ func (m *MapState) reset() {
 	m.buf.reset()
 	m.clean = m.clean[:0]
 	m.nDirty = 0
+	clear(m.rows)
+	m.rows = m.rows[:0]
 }

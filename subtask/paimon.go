@@ -285,7 +285,7 @@ func (t *paimonTable) get(keys []string, found func(int, Row)) error {
 	}
 	defer res.Release()
 	var bad error
-	_, err = t.codec.rows(res, nil, func(i int, key string, _, vals Row) bool {
+	_, err = t.codec.rows(res, false, nil, func(i int, key string, _, vals Row) bool {
 		j := int(idx[i])
 		if key != keys[j] {
 			bad = fmt.Errorf("paimon backend: table %q: probe returned another key for probe %d", t.l.Name, j)
@@ -316,7 +316,7 @@ func (t *paimonTable) scanPrefixes(prefixes []string, fn func(int, entry)) error
 	}
 	defer rec.Release()
 	var bad error
-	_, err = t.codec.rows(rec, nil, func(i int, key string, pk, vals Row) bool {
+	_, err = t.codec.rows(rec, true, nil, func(i int, key string, pk, vals Row) bool {
 		j := int(of[i])
 		if !strings.HasPrefix(key, prefixes[j]) {
 			bad = fmt.Errorf("paimon backend: table %q: prefix scan returned a row outside prefix %d", t.l.Name, j)
@@ -343,8 +343,8 @@ func (t *paimonTable) drain(it table.RecordIterator, want rowFilter, fn func(ent
 		if err != nil {
 			return fmt.Errorf("paimon backend: table %q: scan: %w", t.l.Name, err)
 		}
-		stop, err := t.codec.rows(rec, want, func(_ int, key string, pk, vals Row) bool {
-			return fn(entry{key: key, pk: pk, vals: vals})
+		stop, err := t.codec.rows(rec, false, want, func(_ int, key string, _, vals Row) bool {
+			return fn(entry{key: key, vals: vals})
 		})
 		rec.Release()
 		if err != nil || stop {

@@ -94,6 +94,7 @@ func (c *paimonCodec) bind(s *arrow.Schema) error {
 func (c *paimonCodec) keyRecord(keys []string) (arrow.Record, error) {
 	n, w := len(keys), c.nPK
 	c.flat = slices.Grow(c.flat[:0], n*w)[:n*w]
+	defer clear(c.flat) // keep no key alive
 	for i, k := range keys {
 		if err := c.l.decodePK(c.flat[i*w:(i+1)*w], k); err != nil {
 			return nil, err
@@ -103,48 +104,51 @@ func (c *paimonCodec) keyRecord(keys []string) (arrow.Record, error) {
 		c.probe = array.NewRecordBuilder(memory.DefaultAllocator, c.keys)
 	}
 	for j := 0; j < w; j++ {
-		c.appendColumn(c.probe.Field(j), c.flat[j:], w, n)
+		c.appendColumn(c.probe.Field(j), n, func(i int) Datum { return c.flat[i*w+j] })
 	}
 	return c.probe.NewRecord(), nil
 }
 
 // writeRecord builds the full rows of a flush, with a tombstone's value
-// columns NULL, and their value kinds. Keys are decoded into one flat row
-// slab first, then every column is appended in one typed pass.
+// columns NULL, and their value kinds. Keys are decoded into one flat slab
+// first, then every column is appended in one typed pass.
 func (c *paimonCodec) writeRecord(rows []mutation) (arrow.Record, []table.ValueKind, error) {
-	n, w := len(rows), len(c.cols)
+	n, w, nVals := len(rows), c.nPK, len(c.cols)-c.nPK
 	c.flat = slices.Grow(c.flat[:0], n*w)[:n*w]
-	clear(c.flat)
+	defer clear(c.flat) // keep no key alive
 	kinds := make([]table.ValueKind, n)
 	for i, m := range rows {
-		r := c.flat[i*w : (i+1)*w]
-		if err := c.l.decodePK(r[:c.nPK], m.key); err != nil {
+		if err := c.l.decodePK(c.flat[i*w:(i+1)*w], m.key); err != nil {
 			return nil, nil, err
 		}
 		kinds[i] = table.KindInsert
 		if m.delete {
 			kinds[i] = table.KindDelete
-			continue
+		} else if len(m.vals) != nVals {
+			return nil, nil, fmt.Errorf("state %q: flush row has %d values, table %d", c.l.Name, len(m.vals), nVals)
 		}
-		if len(m.vals) != w-c.nPK {
-			return nil, nil, fmt.Errorf("state %q: flush row has %d values, table %d", c.l.Name, len(m.vals), w-c.nPK)
-		}
-		copy(r[c.nPK:], m.vals)
 	}
 	if c.write == nil {
 		c.write = array.NewRecordBuilder(memory.DefaultAllocator, c.schema)
 	}
 	for j := 0; j < w; j++ {
-		c.appendColumn(c.write.Field(j), c.flat[j:], w, n)
+		c.appendColumn(c.write.Field(j), n, func(i int) Datum { return c.flat[i*w+j] })
+	}
+	for j := 0; j < nVals; j++ {
+		c.appendColumn(c.write.Field(w+j), n, func(i int) Datum {
+			if rows[i].delete {
+				return Null
+			}
+			return rows[i].vals[j]
+		})
 	}
 	return c.write.NewRecord(), kinds, nil
 }
 
-// appendColumn appends n datums, src[0], src[stride], ..., to b, a builder of
-// the column's Arrow type: one type switch per column, and the fixed-width
-// types in one bulk append.
-func (c *paimonCodec) appendColumn(b array.Builder, src []Datum, stride, n int) {
-	at := func(i int) Datum { return src[i*stride] }
+// appendColumn appends n datums, at(0) to at(n-1), to b, a builder of the
+// column's Arrow type: one type switch per column, and all but BOOLEAN and
+// DECIMAL in one bulk append.
+func (c *paimonCodec) appendColumn(b array.Builder, n int, at func(int) Datum) {
 	c.valid = slices.Grow(c.valid[:0], n)[:n]
 	valid := c.valid
 	nulls := false
@@ -157,17 +161,17 @@ func (c *paimonCodec) appendColumn(b array.Builder, src []Datum, stride, n int) 
 	}
 	switch b := b.(type) {
 	case *array.Int8Builder:
-		b.AppendValues(intsOf[int8](src, stride, n), valid)
+		b.AppendValues(intsOf[int8](n, at), valid)
 	case *array.Int16Builder:
-		b.AppendValues(intsOf[int16](src, stride, n), valid)
+		b.AppendValues(intsOf[int16](n, at), valid)
 	case *array.Int32Builder:
-		b.AppendValues(intsOf[int32](src, stride, n), valid)
+		b.AppendValues(intsOf[int32](n, at), valid)
 	case *array.Int64Builder:
-		b.AppendValues(intsOf[int64](src, stride, n), valid)
+		b.AppendValues(intsOf[int64](n, at), valid)
 	case *array.Date32Builder:
-		b.AppendValues(intsOf[arrow.Date32](src, stride, n), valid)
+		b.AppendValues(intsOf[arrow.Date32](n, at), valid)
 	case *array.TimestampBuilder:
-		b.AppendValues(intsOf[arrow.Timestamp](src, stride, n), valid)
+		b.AppendValues(intsOf[arrow.Timestamp](n, at), valid)
 	case *array.Float32Builder:
 		vs := make([]float32, n)
 		for i := range vs {
@@ -181,9 +185,9 @@ func (c *paimonCodec) appendColumn(b array.Builder, src []Datum, stride, n int) 
 		}
 		b.AppendValues(vs, valid)
 	case *array.StringBuilder:
-		b.AppendValues(stringsOf(src, stride, n), valid)
+		b.AppendValues(stringsOf(n, at), valid)
 	case *array.BinaryBuilder:
-		b.AppendStringValues(stringsOf(src, stride, n), valid)
+		b.AppendStringValues(stringsOf(n, at), valid)
 	default:
 		b.Reserve(n)
 		for i := 0; i < n; i++ {
@@ -192,20 +196,20 @@ func (c *paimonCodec) appendColumn(b array.Builder, src []Datum, stride, n int) 
 	}
 }
 
-// intsOf gathers the integer datums of a strided column (NULL reads as 0).
-func intsOf[T int8 | int16 | int32 | int64 | arrow.Date32 | arrow.Timestamp](src []Datum, stride, n int) []T {
+// intsOf gathers integer datums (NULL reads as 0).
+func intsOf[T int8 | int16 | int32 | int64 | arrow.Date32 | arrow.Timestamp](n int, at func(int) Datum) []T {
 	vs := make([]T, n)
 	for i := range vs {
-		vs[i] = T(src[i*stride].Int())
+		vs[i] = T(at(i).Int())
 	}
 	return vs
 }
 
-// stringsOf gathers the string datums of a strided column (NULL reads as "").
-func stringsOf(src []Datum, stride, n int) []string {
+// stringsOf gathers string datums (NULL reads as "").
+func stringsOf(n int, at func(int) Datum) []string {
 	vs := make([]string, n)
 	for i := range vs {
-		vs[i] = src[i*stride].Str()
+		vs[i] = at(i).Str()
 	}
 	return vs
 }
@@ -221,39 +225,47 @@ const (
 	rowStop           // neither this row nor any after it
 )
 
-// rows calls fn with the position, encoded key, primary-key datums and
-// non-key datums of the rows of a result record that want keeps (nil keeps
-// all), until fn returns false or want says stop. It reports whether it
-// stopped. The record is converted column by column into one slab of datums
-// and its keys are encoded into one string, so a record costs a few
+// rows calls fn with the position, encoded key, primary-key datums (nil
+// unless withPK) and non-key datums of the rows of a result record that want
+// keeps (nil keeps all), until fn returns false or want says stop. It reports
+// whether it stopped. The record is converted column by column into slabs of
+// datums and its keys are encoded into one string, so a record costs a few
 // allocations whatever its row count; the rows and keys handed to fn share
-// them.
-func (c *paimonCodec) rows(rec arrow.Record, want rowFilter, fn func(i int, key string, pk, vals Row) bool) (bool, error) {
+// them (a kept row keeps its record's slab alive).
+func (c *paimonCodec) rows(rec arrow.Record, withPK bool, want rowFilter, fn func(i int, key string, pk, vals Row) bool) (bool, error) {
 	if err := c.bind(rec.Schema()); err != nil {
 		return false, err
 	}
-	n, w := int(rec.NumRows()), len(c.cols)
+	n, nPK, nVals := int(rec.NumRows()), c.nPK, len(c.cols)-c.nPK
 	if n == 0 {
 		return false, nil
 	}
-	slab := make(Row, n*w)
+	var pks Row
+	if withPK {
+		pks = make(Row, n*nPK)
+	} else {
+		c.flat = slices.Grow(c.flat[:0], n*nPK)[:n*nPK]
+		pks = c.flat
+		defer clear(pks) // keep no key alive
+	}
+	vals := make(Row, n*nVals)
 	for j, ci := range c.keyIdx {
 		col := rec.Column(ci)
 		if col.NullN() > 0 {
 			return false, fmt.Errorf("state %q: NULL in key column %q", c.l.Name, c.cols[j].Name)
 		}
-		if err := datumsOf(slab[j:], w, col); err != nil {
+		if err := datumsOf(pks[j:], nPK, col); err != nil {
 			return false, fmt.Errorf("state %q column %q: %w", c.l.Name, c.cols[j].Name, err)
 		}
 	}
 	for j, ci := range c.valIdx {
-		if err := datumsOf(slab[c.nPK+j:], w, rec.Column(ci)); err != nil {
-			return false, fmt.Errorf("state %q column %q: %w", c.l.Name, c.cols[c.nPK+j].Name, err)
+		if err := datumsOf(vals[j:], nVals, rec.Column(ci)); err != nil {
+			return false, fmt.Errorf("state %q column %q: %w", c.l.Name, c.cols[nPK+j].Name, err)
 		}
 	}
 	c.keyBuf, c.keyEnds = c.keyBuf[:0], c.keyEnds[:0]
 	for i := 0; i < n; i++ {
-		for j, d := range slab[i*w : i*w+c.nPK] {
+		for j, d := range pks[i*nPK : (i+1)*nPK] {
 			c.keyBuf = appendKeyDatum(c.keyBuf, c.cols[j].Type, d)
 		}
 		c.keyEnds = append(c.keyEnds, len(c.keyBuf))
@@ -270,8 +282,11 @@ func (c *paimonCodec) rows(rec arrow.Record, want rowFilter, fn func(i int, key 
 				return true, nil
 			}
 		}
-		r := slab[i*w : (i+1)*w : (i+1)*w]
-		if !fn(i, key, r[:c.nPK:c.nPK], r[c.nPK:]) {
+		var pk Row
+		if withPK {
+			pk = pks[i*nPK : (i+1)*nPK : (i+1)*nPK]
+		}
+		if !fn(i, key, pk, vals[i*nVals:(i+1)*nVals:(i+1)*nVals]) {
 			return true, nil
 		}
 	}
