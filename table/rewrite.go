@@ -2,6 +2,7 @@ package table
 
 import (
 	"fmt"
+	"slices"
 )
 
 // CompactResult is what one compaction changed in a bucket: the entries of a
@@ -74,8 +75,8 @@ func (c *compaction) run() (CompactResult, error) {
 			return CompactResult{}, err
 		}
 	}
-	if c.lookup.len() > 0 {
-		found, err := LookupSuperseded(c.levels, out, c.lookup.keys(), c.res.DVs, c.files)
+	if len(c.lookup.keys) > 0 {
+		found, err := LookupSuperseded(c.levels, out, c.lookup.keys, c.res.DVs, c.files)
 		if err != nil {
 			return CompactResult{}, err
 		}
@@ -105,6 +106,7 @@ func (c *compaction) upgrade(s CompactStep) error {
 
 // collectKeys reads the keys of a file carried up without rewriting.
 func (c *compaction) collectKeys(f DataFileMeta) error {
+	c.lookup.reserve(int(f.RowCount))
 	if err := c.files.ReadKeys(f, c.dvs[f.FileName], c.lookup.add); err != nil {
 		return fmt.Errorf("compact: read keys of %s: %w", f.FileName, err)
 	}
@@ -224,26 +226,23 @@ func anyAboveLevel0(group []*runIterator) bool {
 	return false
 }
 
-// keyList collects keys in one buffer, not one allocation per key.
+// keyList collects keys in blocks of memory shared by many keys: no
+// allocation per key, and no copy of the keys as the list grows.
 type keyList struct {
-	buf  []byte
-	ends []int // key i is buf[ends[i-1]:ends[i]]
+	block []byte
+	keys  [][]byte
 }
+
+const keyListBlock = 64 << 10
 
 func (l *keyList) add(key []byte) {
-	l.buf = append(l.buf, key...)
-	l.ends = append(l.ends, len(l.buf))
-}
-
-func (l *keyList) len() int { return len(l.ends) }
-
-// keys returns the keys as slices of the buffer.
-func (l *keyList) keys() [][]byte {
-	out := make([][]byte, len(l.ends))
-	lo := 0
-	for i, hi := range l.ends {
-		out[i] = l.buf[lo:hi:hi]
-		lo = hi
+	if cap(l.block)-len(l.block) < len(key) {
+		l.block = make([]byte, 0, max(keyListBlock, len(key)))
 	}
-	return out
+	n := len(l.block)
+	l.block = append(l.block, key...)
+	l.keys = append(l.keys, l.block[n:len(l.block):len(l.block)])
 }
+
+// reserve makes room for n more keys.
+func (l *keyList) reserve(n int) { l.keys = slices.Grow(l.keys, n) }

@@ -206,11 +206,14 @@ func TestCompactRollsAtTargetSize(t *testing.T) {
 	}
 }
 
-// column wraps field f of the iterator's current chunk as an Arrow array,
-// for tests that read rows back.
+// column copies field f of the iterator's current chunk to an Arrow array,
+// for tests that read rows back: values outlive the chunk's buffers.
 func (it *dataFileRows) column(t testing.TB, f int) arrow.Array {
 	t.Helper()
-	a, err := it.chunk.fields[f].arrow()
+	v := *it.chunk.fields[f]
+	v.fixed, v.offs, v.data = slices.Clone(v.fixed), slices.Clone(v.offs), slices.Clone(v.data)
+	v.bits, v.valid = slices.Clone(v.bits), slices.Clone(v.valid)
+	a, err := v.arrow()
 	if err != nil {
 		t.Fatal(err)
 	}

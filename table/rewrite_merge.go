@@ -2,7 +2,6 @@ package table
 
 import (
 	"bytes"
-	"container/heap"
 	"fmt"
 )
 
@@ -14,6 +13,7 @@ type runIterator struct {
 	dvs   DeletionVectors
 	next  int         // index in run of the file after cur
 	cur   RowIterator // nil before the first file and after the last
+	key   []byte      // cur's key, valid until the next advance
 	level int32       // level of the current file
 	order int         // position among the merged runs, for stable ties
 	prev  []byte      // the previous key, to check that keys ascend
@@ -24,6 +24,7 @@ func (r *runIterator) advance() (bool, error) {
 	for {
 		if r.cur != nil {
 			if r.cur.Next() {
+				r.key = r.cur.Key()
 				return true, nil
 			}
 			err := r.cur.Err()
@@ -76,7 +77,7 @@ func newKWayMerge(runs []*runIterator) (*kwayMerge, error) {
 			m.h = append(m.h, r)
 		}
 	}
-	heap.Init(&m.h)
+	m.h.init()
 	return m, nil
 }
 
@@ -85,7 +86,7 @@ func newKWayMerge(runs []*runIterator) (*kwayMerge, error) {
 // strictly is an error: the file is corrupt or its run overlaps.
 func (m *kwayMerge) nextGroup() ([]*runIterator, error) {
 	for _, r := range m.group {
-		r.prev = append(r.prev[:0], r.cur.Key()...)
+		r.prev = append(r.prev[:0], r.key...)
 		ok, err := r.advance()
 		if err != nil {
 			return nil, err
@@ -93,20 +94,20 @@ func (m *kwayMerge) nextGroup() ([]*runIterator, error) {
 		if !ok {
 			continue
 		}
-		if bytes.Compare(r.prev, r.cur.Key()) >= 0 {
+		if bytes.Compare(r.prev, r.key) >= 0 {
 			return nil, fmt.Errorf("run of %s: keys do not ascend at position %d of %s",
 				r.run[0].FileName, r.cur.Pos(), r.run[r.next-1].FileName)
 		}
-		heap.Push(&m.h, r)
+		m.h.push(r)
 	}
 	m.group = m.group[:0]
 	if len(m.h) == 0 {
 		return nil, nil
 	}
-	first := heap.Pop(&m.h).(*runIterator)
+	first := m.h.pop()
 	m.group = append(m.group, first)
-	for len(m.h) > 0 && bytes.Equal(m.h[0].cur.Key(), first.cur.Key()) {
-		m.group = append(m.group, heap.Pop(&m.h).(*runIterator))
+	for len(m.h) > 0 && bytes.Equal(m.h[0].key, first.key) {
+		m.group = append(m.group, m.h.pop())
 	}
 	return m.group, nil
 }
@@ -117,22 +118,63 @@ func (m *kwayMerge) close() {
 	}
 }
 
+// mergeHeap is a min-heap of runs by current key, then merge order.
 type mergeHeap []*runIterator
 
-func (h mergeHeap) Len() int { return len(h) }
-func (h mergeHeap) Less(i, j int) bool {
-	if c := bytes.Compare(h[i].cur.Key(), h[j].cur.Key()); c != 0 {
+func (h mergeHeap) less(i, j int) bool {
+	if c := bytes.Compare(h[i].key, h[j].key); c != 0 {
 		return c < 0
 	}
 	return h[i].order < h[j].order
 }
-func (h mergeHeap) Swap(i, j int) { h[i], h[j] = h[j], h[i] }
-func (h *mergeHeap) Push(x any)   { *h = append(*h, x.(*runIterator)) }
-func (h *mergeHeap) Pop() any {
+
+func (h mergeHeap) init() {
+	for i := len(h)/2 - 1; i >= 0; i-- {
+		h.down(i)
+	}
+}
+
+func (h *mergeHeap) push(r *runIterator) {
+	*h = append(*h, r)
+	h.up(len(*h) - 1)
+}
+
+func (h *mergeHeap) pop() *runIterator {
 	old := *h
-	x := old[len(old)-1]
-	*h = old[:len(old)-1]
-	return x
+	n := len(old) - 1
+	top := old[0]
+	old[0], old[n] = old[n], nil
+	*h = old[:n]
+	h.down(0)
+	return top
+}
+
+func (h mergeHeap) up(i int) {
+	for i > 0 {
+		parent := (i - 1) / 2
+		if !h.less(i, parent) {
+			return
+		}
+		h[i], h[parent] = h[parent], h[i]
+		i = parent
+	}
+}
+
+func (h mergeHeap) down(i int) {
+	for {
+		min, l := i, 2*i+1
+		if l < len(h) && h.less(l, min) {
+			min = l
+		}
+		if r := l + 1; r < len(h) && h.less(r, min) {
+			min = r
+		}
+		if min == i {
+			return
+		}
+		h[i], h[min] = h[min], h[i]
+		i = min
+	}
 }
 
 // newestOf picks the row a deduplicating merge keeps: the highest sequence
