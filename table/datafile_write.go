@@ -183,6 +183,9 @@ func (w *DataFileWriter) Write(rec arrow.Record, seqs []int64, kinds []ValueKind
 		}
 	}
 	for i := range s.Fields {
+		if w.kit.chunkStats[i] {
+			continue
+		}
 		if err := w.stats[i].add(rec.Column(i)); err != nil {
 			return fmt.Errorf("data file %s: stats of %q: %w", w.path, s.Fields[i].Name, err)
 		}
@@ -446,6 +449,9 @@ func (w *DataFileWriter) Close() (DataFileMeta, error) {
 		return DataFileMeta{}, fmt.Errorf("data file %s: no rows written", w.path)
 	}
 	err := w.pw.Close()
+	if err == nil {
+		w.statsFromChunks()
+	}
 	w.kit.release(w.sc)
 	w.sc, w.pw = nil, nil
 	if err == nil {
@@ -482,6 +488,28 @@ func (w *DataFileWriter) Close() (DataFileMeta, error) {
 		DeleteRowCount:    &deletes,
 		FileSource:        &src,
 	}, nil
+}
+
+// statsFromChunks takes the stats of the string and bytes fields from the
+// column chunk statistics parquet-go folds from its page bounds: exact
+// values in the same unsigned byte order, without a second compare of
+// every value.
+func (w *DataFileWriter) statsFromChunks() {
+	md := w.pw.File().Metadata()
+	for f, fromChunk := range w.kit.chunkStats {
+		if !fromChunk {
+			continue
+		}
+		s := &w.stats[f]
+		c := w.layout.fieldCol(f)
+		for _, rg := range md.RowGroups {
+			st := &rg.Columns[c].MetaData.Statistics
+			s.nulls += st.NullCount
+			if st.MinValue != nil && st.MaxValue != nil {
+				s.foldBytes(st.MinValue, st.MaxValue)
+			}
+		}
+	}
 }
 
 // Abort closes and removes a file that will not be committed.

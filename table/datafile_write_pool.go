@@ -24,7 +24,9 @@ type dataFileKit struct {
 	layout   *dataFileLayout
 	cfg      []parquet.WriterOption
 	keyField []bool // per schema field: is it a trimmed primary key
-	idle     sync.Pool
+	// per schema field: are its stats the column chunk's (strings, bytes)
+	chunkStats []bool
+	idle       sync.Pool
 }
 
 // dataFileScratch is one writer's reusable buffers.
@@ -76,6 +78,10 @@ func kitFor(s *Schema, opts DataFileOptions) (*dataFileKit, error) {
 	}
 	for _, fi := range layout.keyIdx {
 		k.keyField[fi] = true
+	}
+	k.chunkStats = make([]bool, len(s.Fields))
+	for i, f := range s.Fields {
+		k.chunkStats[i] = f.Type.Root == TypeString || f.Type.Root == TypeBytes
 	}
 	dataFileKits.Lock()
 	if len(dataFileKits.m) >= maxDataFileKits {
