@@ -144,6 +144,9 @@ type dataFileRows struct {
 	i       int     // current row in chunk
 	next    int64   // file position of the next chunk
 	err     error
+	// holder, when set, holds back rows of the chunk and takes them before
+	// the chunk's buffers are reused.
+	holder *dataRowWriter
 }
 
 func (it *dataFileRows) Next() bool {
@@ -162,6 +165,9 @@ func (it *dataFileRows) Next() bool {
 }
 
 func (it *dataFileRows) load() bool {
+	if it.holder != nil {
+		it.holder.take()
+	}
 	if it.next >= it.d.NumRows() {
 		return false
 	}
@@ -194,11 +200,11 @@ func (it *dataFileRows) Pos() int64      { return it.chunk.first + int64(it.i) }
 func (it *dataFileRows) Err() error      { return it.err }
 func (it *dataFileRows) Close() error    { return it.d.Close() }
 
-// dataRowWriter writes the rows a rewrite keeps: it copies each row out of
-// its source chunk into a batch, hands the file writer a batch of
-// bucketFilesMaxRun rows at a time, and rolls to a new file at the target
-// size. Each batch gets fresh buffers, so the file writer may keep what it
-// was given.
+// dataRowWriter writes the rows a rewrite keeps: it copies them out of their
+// source chunks into a batch (contiguous rows of one chunk as one range),
+// hands the file writer a batch of bucketFilesMaxRun rows at a time, and
+// rolls to a new file at the target size. Each batch gets fresh buffers, so
+// the file writer may keep what it was given.
 type dataRowWriter struct {
 	b     *DataBucketFiles
 	level int32
@@ -208,6 +214,9 @@ type dataRowWriter struct {
 	cols  []*colVec // the batch, one per schema field
 	seqs  []int64
 	kinds []ValueKind
+
+	src    *dataFileRows // rows [lo,hi) of src's chunk belong to the batch
+	lo, hi int           // but are not copied into it yet
 }
 
 func (w *dataRowWriter) Write(src RowIterator) error {
@@ -223,21 +232,38 @@ func (w *dataRowWriter) Write(src RowIterator) error {
 		w.seqs = make([]int64, 0, bucketFilesMaxRun)
 		w.kinds = make([]ValueKind, 0, bucketFilesMaxRun)
 	}
-	for f, v := range w.cols {
-		v.appendRow(it.chunk.fields[f], it.i)
+	if w.src != it || w.hi != it.i {
+		w.take()
+		w.src, w.lo, w.hi = it, it.i, it.i
+		it.holder = w
 	}
-	w.seqs = append(w.seqs, it.chunk.seqs[it.i])
-	w.kinds = append(w.kinds, it.chunk.kinds[it.i])
-	if len(w.seqs) >= bucketFilesMaxRun {
+	w.hi++
+	if len(w.seqs)+w.hi-w.lo >= bucketFilesMaxRun {
 		return w.flush()
 	}
 	return nil
+}
+
+// take copies the held-back rows into the batch.
+func (w *dataRowWriter) take() {
+	if w.src == nil {
+		return
+	}
+	c := &w.src.chunk
+	for f, v := range w.cols {
+		v.appendRange(c.fields[f], w.lo, w.hi)
+	}
+	w.seqs = append(w.seqs, c.seqs[w.lo:w.hi]...)
+	w.kinds = append(w.kinds, c.kinds[w.lo:w.hi]...)
+	w.src.holder = nil
+	w.src = nil
 }
 
 // flush writes the batch, then rolls if the file reached its target, or
 // ends the file's row group once it buffers compactRowGroupBytes (or a
 // quarter of a smaller target: small files take the same path).
 func (w *dataRowWriter) flush() error {
+	w.take()
 	if len(w.seqs) == 0 {
 		return nil
 	}
@@ -309,6 +335,10 @@ func (w *dataRowWriter) Finish() ([]DataFileMeta, error) {
 }
 
 func (w *dataRowWriter) Abort() {
+	if w.src != nil {
+		w.src.holder = nil
+		w.src = nil
+	}
 	w.cols, w.seqs, w.kinds = nil, nil, nil
 	if w.w != nil {
 		w.w.Abort()
