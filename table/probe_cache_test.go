@@ -150,3 +150,36 @@ func TestKeyPageCacheBudget(t *testing.T) {
 		t.Fatal("a page over a sixteenth of the budget was cached")
 	}
 }
+
+// searchFrom finds the first row at or above from where the predicate
+// turns true, bisecting or galloping.
+func TestSearchFrom(t *testing.T) {
+	for n := range 40 {
+		for from := range n + 1 {
+			for first := from; first <= n; first++ {
+				touched := 0
+				got := searchFrom(from, n, func(i int) bool {
+					if i < from || i >= n {
+						t.Fatalf("n=%d from=%d: probed row %d", n, from, i)
+					}
+					touched++
+					return i >= first
+				})
+				if got != first {
+					t.Fatalf("n=%d from=%d first=%d: got %d", n, from, first, got)
+				}
+				if from > 0 && touched > 2*bitsLen(first-from+1)+1 {
+					t.Fatalf("n=%d from=%d first=%d: %d rows touched", n, from, first, touched)
+				}
+			}
+		}
+	}
+}
+
+func bitsLen(x int) int {
+	n := 0
+	for ; x > 0; x >>= 1 {
+		n++
+	}
+	return n
+}

@@ -198,9 +198,13 @@ func (d *DataFile) lookup(keys [][]byte, ids []int32, out []probeMatch) (_ []pro
 			p++
 			continue
 		}
-		r, eq, ok := searchIntKey(vecs, types, from, rows, ks)
-		if !ok {
-			r = from + sort.Search(rows-from, func(x int) bool { return bytes.Compare(rowKey(from+x), ks) >= 0 })
+		var r int
+		var eq bool
+		if ik, ok := newIntKey(vecs, types, rows, ks); ok {
+			r = searchFrom(from, rows, func(i int) bool { return ik.cmp(i) >= 0 })
+			eq = r < rows && ik.cmp(r) == 0
+		} else {
+			r = searchFrom(from, rows, func(i int) bool { return bytes.Compare(rowKey(i), ks) >= 0 })
 			eq = r < rows && bytes.Equal(rowKey(r), ks)
 		}
 		if eq {
@@ -212,53 +216,74 @@ func (d *DataFile) lookup(keys [][]byte, ids []int32, out []probeMatch) (_ []pro
 	return out, nil
 }
 
-// searchIntKey finds, when the unpinned key fields of a page are non-null
-// INT or BIGINT fields (a state table's key after its key group, or key
-// group and key where a page spans key groups), the first row from from on
-// whose key is >= the encoded ks, comparing numbers rather than encoding
-// rows. ok is false for other keys.
-func searchIntKey(vecs []*colVec, types []DataType, from, rows int, ks []byte) (r int, eq, ok bool) {
-	var want [4]int64
-	if len(types) == 0 || len(types) > len(want) {
-		return 0, false, false
+// searchFrom returns the first i in [from, n) with ge(i) (n if none), ge
+// being false and then true along the range. The first key on a page is
+// searched by bisection; the next ones, of a dense batch, gallop from the
+// previous key's row, touching about 2*log2(distance) rows.
+func searchFrom(from, n int, ge func(i int) bool) int {
+	if from == 0 {
+		return sort.Search(n, ge)
+	}
+	lo, step := from, 1
+	for lo+step < n && !ge(lo+step-1) {
+		lo += step
+		step *= 2
+	}
+	hi := min(n, lo+step)
+	return lo + sort.Search(hi-lo, func(x int) bool { return ge(lo + x) })
+}
+
+// intKey compares the rows of a key page with a probe key when the page's
+// unpinned key fields are non-null INT or BIGINT fields (a state table's
+// key after its key group, or key group and key where a page spans key
+// groups): as numbers, without encoding rows.
+type intKey struct {
+	vecs []*colVec
+	want [4]int64
+}
+
+// newIntKey decodes the encoded probe key suffix ks for the page's vectors;
+// ok is false for other keys.
+func newIntKey(vecs []*colVec, types []DataType, rows int, ks []byte) (ik intKey, ok bool) {
+	if len(types) == 0 || len(types) > len(ik.want) {
+		return ik, false
 	}
 	at := 0
 	for c, t := range types {
 		w := arrowWidth(t)
 		switch {
 		case t.Nullable || len(vecs[c].fixed) < w*rows || len(ks) < at+w:
-			return 0, false, false
+			return ik, false
 		case (t.Root == TypeBigInt || t.Root == TypeTimestamp) && w == 8:
-			want[c] = int64(binary.BigEndian.Uint64(ks[at:]) ^ 1<<63)
+			ik.want[c] = int64(binary.BigEndian.Uint64(ks[at:]) ^ 1<<63)
 		case (t.Root == TypeInt || t.Root == TypeDate) && w == 4:
-			want[c] = int64(int32(binary.BigEndian.Uint32(ks[at:]) ^ 1<<31))
+			ik.want[c] = int64(int32(binary.BigEndian.Uint32(ks[at:]) ^ 1<<31))
 		default:
-			return 0, false, false
+			return ik, false
 		}
 		at += w
 	}
-	if at != len(ks) {
-		return 0, false, false
-	}
-	cmp := func(i int) int {
-		for c, v := range vecs[:len(types)] {
-			var x int64
-			if v.width == 8 {
-				x = int64(binary.LittleEndian.Uint64(v.fixed[8*i:]))
-			} else {
-				x = int64(int32(binary.LittleEndian.Uint32(v.fixed[4*i:])))
-			}
-			if x != want[c] {
-				if x < want[c] {
-					return -1
-				}
-				return 1
-			}
+	ik.vecs = vecs[:len(types)]
+	return ik, at == len(ks)
+}
+
+// cmp compares row i of the page with the probe key.
+func (ik *intKey) cmp(i int) int {
+	for c, v := range ik.vecs {
+		var x int64
+		if v.width == 8 {
+			x = int64(binary.LittleEndian.Uint64(v.fixed[8*i:]))
+		} else {
+			x = int64(int32(binary.LittleEndian.Uint32(v.fixed[4*i:])))
 		}
-		return 0
+		if x != ik.want[c] {
+			if x < ik.want[c] {
+				return -1
+			}
+			return 1
+		}
 	}
-	r = from + sort.Search(rows-from, func(x int) bool { return cmp(from+x) >= 0 })
-	return r, r < rows && cmp(r) == 0, true
+	return 0
 }
 
 // keyPageReader decodes the key columns of key pages. When every key column
