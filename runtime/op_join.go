@@ -160,14 +160,14 @@ func (s *joinSide) entry(r Row, count int64, rows *rowArena) (sub, value Row) {
 		// The entry key is every column: the row itself.
 		return r, countRow(count)
 	}
-	value = rows.row(len(r) + 1)
+	value = rows.take(len(r) + 1)
 	copy(value, r)
 	value[len(r)] = subtask.Int(count)
 	if s.subSpan {
 		at, n := s.sub[0], len(s.sub)
 		return value[at : at+n : at+n], value
 	}
-	sub = rows.row(len(s.sub))
+	sub = rows.take(len(s.sub))
 	for i, c := range s.sub {
 		sub[i] = r[c]
 	}
@@ -300,7 +300,7 @@ func (o *joinOp) join(sub, value Row) bool {
 }
 
 func (o *joinOp) project(l, r Row) Row {
-	out := o.rows.row(len(o.spec.sel))
+	out := o.rows.take(len(o.spec.sel))
 	for i, jc := range o.spec.sel {
 		if jc.Right {
 			out[i] = r[jc.Col]

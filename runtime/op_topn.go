@@ -60,6 +60,10 @@ type topNOp struct {
 	groups groups
 	lists  [][]Row
 	work   [][]Row
+	// copies holds the working copies of the lists (written only until
+	// they go to the state); matched is emitDiff's scratch.
+	copies  sliceArena[Row]
+	matched []bool
 }
 
 func (o *topNOp) Open(ctx *OperatorContext) error {
@@ -80,7 +84,7 @@ func (o *topNOp) Process(_ int, recs []Record, out Emitter) error {
 	o.groups.build(recs, o.key.cols)
 	o.work = o.work[:0]
 	for _, first := range o.groups.first {
-		o.work = append(o.work, slices.Clone(o.lists[first]))
+		o.work = append(o.work, o.copies.clone(o.lists[first]))
 	}
 	for i, r := range recs {
 		g := o.groups.of[i]
@@ -133,7 +137,8 @@ func (o *topNOp) emitDiff(out Emitter, before, after []Row) {
 	if len(before) > 0 && len(after) > 0 {
 		gone, came = UpdateBefore, UpdateAfter
 	}
-	matched := make([]bool, len(after))
+	o.matched = append(o.matched[:0], make([]bool, len(after))...)
+	matched := o.matched
 	for _, b := range before {
 		found := false
 		for j, a := range after {

@@ -1,29 +1,40 @@
 package runtime
 
-// rowArena hands out fresh rows carved from shared chunks, so that building
-// the rows of a batch costs one allocation per chunk instead of one per row.
-// A slot is handed out once and never reused: rows stay immutable and valid
-// for as long as anyone holds them (a chunk lives while any of its rows
-// does). Every row has its capacity clipped to its length, so appending to
-// one copies it rather than writing into a neighbour.
-type rowArena struct {
-	free []Datum
+// sliceArena hands out fresh slices carved from shared chunks, so that
+// building the rows (or lists) of a batch costs one allocation per chunk
+// instead of one per slice. A slot is handed out once and never reused:
+// rows stay immutable and valid for as long as anyone holds them (a chunk
+// lives while any of its slices does). Every slice has its capacity clipped
+// to its length, so appending to one copies it rather than writing into a
+// neighbour.
+type sliceArena[T any] struct {
+	free []T
 }
 
-// arenaChunk is the datums per chunk: big enough to spread the cost of an
-// allocation over dozens of rows, small enough that a few long-lived rows
+// rowArena hands out rows.
+type rowArena = sliceArena[Datum]
+
+// arenaChunk is the elements per chunk: big enough to spread the cost of an
+// allocation over dozens of slices, small enough that a few long-lived rows
 // keep little else alive.
 const arenaChunk = 512
 
-// row returns a zeroed row of n datums that no one else holds.
-func (a *rowArena) row(n int) Row {
+// take returns a zeroed slice of n elements that no one else holds.
+func (a *sliceArena[T]) take(n int) []T {
 	if n > arenaChunk/8 {
-		return make(Row, n)
+		return make([]T, n)
 	}
 	if len(a.free) < n {
-		a.free = make([]Datum, arenaChunk)
+		a.free = make([]T, arenaChunk)
 	}
-	r := a.free[:n:n]
+	s := a.free[:n:n]
 	a.free = a.free[n:]
-	return r
+	return s
+}
+
+// clone returns a copy of s that no one else holds.
+func (a *sliceArena[T]) clone(s []T) []T {
+	c := a.take(len(s))
+	copy(c, s)
+	return c
 }

@@ -54,7 +54,7 @@ func applyChain(chain []step, r Row, rows *rowArena) (Row, bool) {
 				return nil, false
 			}
 		case st.project != nil:
-			out := rows.row(len(st.project))
+			out := rows.take(len(st.project))
 			for j, c := range st.project {
 				out[j] = r[c]
 			}
