@@ -25,13 +25,14 @@ type paimonCodec struct {
 	valIdx []int // result-record column of each non-key datum
 	keyIdx []int // result-record column of each primary-key column
 
-	// Reused between calls: the builders of probe and flush records, a flat
-	// slab of rows, validity flags and the keys of a result record.
-	probe, write *array.RecordBuilder
-	flat         Row
-	valid        []bool
-	keyBuf       []byte
-	keyEnds      []int
+	// Reused between calls: the builders of probe and flush records and
+	// their column appenders, a slab of datums and the keys of a result
+	// record.
+	probe, write         *array.RecordBuilder
+	probeCols, writeCols []func(Datum)
+	flat                 Row
+	keyBuf               []byte
+	keyEnds              []int
 }
 
 // paimonSchema is the table schema of a layout: kg leads the primary key and
@@ -92,126 +93,126 @@ func (c *paimonCodec) bind(s *arrow.Schema) error {
 
 // keyRecord builds a record of the primary-key columns of encoded keys.
 func (c *paimonCodec) keyRecord(keys []string) (arrow.Record, error) {
-	n, w := len(keys), c.nPK
-	c.flat = slices.Grow(c.flat[:0], n*w)[:n*w]
+	if c.probe == nil {
+		c.probe, c.probeCols = newRecordAppender(c.keys)
+	}
+	c.flat = slices.Grow(c.flat[:0], c.nPK)[:c.nPK]
 	defer clear(c.flat) // keep no key alive
-	for i, k := range keys {
-		if err := c.l.decodePK(c.flat[i*w:(i+1)*w], k); err != nil {
+	reserve(c.probe, len(keys))
+	for _, k := range keys {
+		if err := c.l.decodePK(c.flat, k); err != nil {
+			c.probe.NewRecord().Release() // drop the partial rows
 			return nil, err
 		}
-	}
-	if c.probe == nil {
-		c.probe = array.NewRecordBuilder(memory.DefaultAllocator, c.keys)
-	}
-	for j := 0; j < w; j++ {
-		c.appendColumn(c.probe.Field(j), n, func(i int) Datum { return c.flat[i*w+j] })
+		for j, d := range c.flat {
+			c.probeCols[j](d)
+		}
 	}
 	return c.probe.NewRecord(), nil
 }
 
 // writeRecord builds the full rows of a flush, with a tombstone's value
-// columns NULL, and their value kinds. Keys are decoded into one flat slab
-// first, then every column is appended in one typed pass.
+// columns NULL, and their value kinds. It goes row by row (a flush row's
+// values sit wherever its Put left them: one visit each), appending each
+// datum through its column's typed appender.
 func (c *paimonCodec) writeRecord(rows []mutation) (arrow.Record, []table.ValueKind, error) {
-	n, w, nVals := len(rows), c.nPK, len(c.cols)-c.nPK
-	c.flat = slices.Grow(c.flat[:0], n*w)[:n*w]
+	if c.write == nil {
+		c.write, c.writeCols = newRecordAppender(c.schema)
+	}
+	c.flat = slices.Grow(c.flat[:0], c.nPK)[:c.nPK]
 	defer clear(c.flat) // keep no key alive
-	kinds := make([]table.ValueKind, n)
+	nVals := len(c.cols) - c.nPK
+	reserve(c.write, len(rows))
+	kinds := make([]table.ValueKind, len(rows))
 	for i, m := range rows {
-		if err := c.l.decodePK(c.flat[i*w:(i+1)*w], m.key); err != nil {
+		err := c.l.decodePK(c.flat, m.key)
+		if err == nil && !m.delete && len(m.vals) != nVals {
+			err = fmt.Errorf("state %q: flush row has %d values, table %d", c.l.Name, len(m.vals), nVals)
+		}
+		if err != nil {
+			c.write.NewRecord().Release() // drop the partial rows
 			return nil, nil, err
+		}
+		for j, d := range c.flat {
+			c.writeCols[j](d)
 		}
 		kinds[i] = table.KindInsert
 		if m.delete {
 			kinds[i] = table.KindDelete
-		} else if len(m.vals) != nVals {
-			return nil, nil, fmt.Errorf("state %q: flush row has %d values, table %d", c.l.Name, len(m.vals), nVals)
-		}
-	}
-	if c.write == nil {
-		c.write = array.NewRecordBuilder(memory.DefaultAllocator, c.schema)
-	}
-	for j := 0; j < w; j++ {
-		c.appendColumn(c.write.Field(j), n, func(i int) Datum { return c.flat[i*w+j] })
-	}
-	for j := 0; j < nVals; j++ {
-		c.appendColumn(c.write.Field(w+j), n, func(i int) Datum {
-			if rows[i].delete {
-				return Null
+			for j := range nVals {
+				c.writeCols[c.nPK+j](Null)
 			}
-			return rows[i].vals[j]
-		})
+			continue
+		}
+		for j, d := range m.vals {
+			c.writeCols[c.nPK+j](d)
+		}
 	}
 	return c.write.NewRecord(), kinds, nil
 }
 
-// appendColumn appends n datums, at(0) to at(n-1), to b, a builder of the
-// column's Arrow type: one type switch per column, and all but BOOLEAN and
-// DECIMAL in one bulk append.
-func (c *paimonCodec) appendColumn(b array.Builder, n int, at func(int) Datum) {
-	c.valid = slices.Grow(c.valid[:0], n)[:n]
-	valid := c.valid
-	nulls := false
-	for i := range valid {
-		valid[i] = !at(i).IsNull()
-		nulls = nulls || !valid[i]
+// newRecordAppender returns a record builder of a schema and, per column, a
+// function appending a datum to its builder with the builder's type resolved
+// once. A record builder keeps its column builders across NewRecord, so the
+// functions stay valid.
+func newRecordAppender(s *arrow.Schema) (*array.RecordBuilder, []func(Datum)) {
+	b := array.NewRecordBuilder(memory.DefaultAllocator, s)
+	fns := make([]func(Datum), len(b.Fields()))
+	for j, f := range b.Fields() {
+		fns[j] = appenderOf(f)
 	}
-	if !nulls {
-		valid = nil
+	return b, fns
+}
+
+// reserve makes room for n more rows in every column.
+func reserve(b *array.RecordBuilder, n int) {
+	for _, f := range b.Fields() {
+		f.Reserve(n)
 	}
+}
+
+func appenderOf(b array.Builder) func(Datum) {
 	switch b := b.(type) {
 	case *array.Int8Builder:
-		b.AppendValues(intsOf[int8](n, at), valid)
+		return appendInt(b, b.Append)
 	case *array.Int16Builder:
-		b.AppendValues(intsOf[int16](n, at), valid)
+		return appendInt(b, b.Append)
 	case *array.Int32Builder:
-		b.AppendValues(intsOf[int32](n, at), valid)
+		return appendInt(b, b.Append)
 	case *array.Int64Builder:
-		b.AppendValues(intsOf[int64](n, at), valid)
+		return appendInt(b, b.Append)
 	case *array.Date32Builder:
-		b.AppendValues(intsOf[arrow.Date32](n, at), valid)
+		return appendInt(b, b.Append)
 	case *array.TimestampBuilder:
-		b.AppendValues(intsOf[arrow.Timestamp](n, at), valid)
-	case *array.Float32Builder:
-		vs := make([]float32, n)
-		for i := range vs {
-			vs[i] = float32(at(i).Float())
-		}
-		b.AppendValues(vs, valid)
-	case *array.Float64Builder:
-		vs := make([]float64, n)
-		for i := range vs {
-			vs[i] = at(i).Float()
-		}
-		b.AppendValues(vs, valid)
+		return appendInt(b, b.Append)
 	case *array.StringBuilder:
-		b.AppendValues(stringsOf(n, at), valid)
+		return func(d Datum) {
+			if d.IsNull() {
+				b.AppendNull()
+			} else {
+				b.Append(d.Str())
+			}
+		}
 	case *array.BinaryBuilder:
-		b.AppendStringValues(stringsOf(n, at), valid)
-	default:
-		b.Reserve(n)
-		for i := 0; i < n; i++ {
-			appendArrow(b, at(i))
+		return func(d Datum) {
+			if d.IsNull() {
+				b.AppendNull()
+			} else {
+				b.AppendString(d.Str())
+			}
 		}
 	}
+	return func(d Datum) { appendArrow(b, d) }
 }
 
-// intsOf gathers integer datums (NULL reads as 0).
-func intsOf[T int8 | int16 | int32 | int64 | arrow.Date32 | arrow.Timestamp](n int, at func(int) Datum) []T {
-	vs := make([]T, n)
-	for i := range vs {
-		vs[i] = T(at(i).Int())
+func appendInt[T int8 | int16 | int32 | int64 | arrow.Date32 | arrow.Timestamp](b array.Builder, add func(T)) func(Datum) {
+	return func(d Datum) {
+		if d.IsNull() {
+			b.AppendNull()
+		} else {
+			add(T(d.Int()))
+		}
 	}
-	return vs
-}
-
-// stringsOf gathers string datums (NULL reads as "").
-func stringsOf(n int, at func(int) Datum) []string {
-	vs := make([]string, n)
-	for i := range vs {
-		vs[i] = at(i).Str()
-	}
-	return vs
 }
 
 // rowFilter decides, from its encoded key, what to do with a row.
