@@ -128,13 +128,19 @@ func (sc *pageScratch) readAhead(f ReadableFile, spans []pageSpan, p int, needed
 }
 
 // pageBytes reads the page at s (header included) and returns its header and
-// decompressed body; the body aliases sc's buffers.
-func (d *DataFile) pageBytes(m *format.ColumnMetaData, off, size int64, sc *pageScratch) (pageHeader, []byte, error) {
+// decompressed body; the body aliases sc's buffers. A prefix below size
+// reads only the first prefix bytes of an uncompressed page, and returns
+// the body truncated there.
+func (d *DataFile) pageBytes(m *format.ColumnMetaData, off, size, prefix int64, sc *pageScratch) (pageHeader, []byte, error) {
 	start, end := chunkRange(m)
 	if off < start || size <= 0 || off+size > end {
 		return pageHeader{}, nil, fmt.Errorf("page [%d,+%d) outside its chunk [%d,%d)", off, size, start, end)
 	}
-	raw, err := sc.bytes(d.f, off, size)
+	read := size
+	if prefix > 0 && prefix < size && m.Codec == format.Uncompressed {
+		read = prefix
+	}
+	raw, err := sc.bytes(d.f, off, read)
 	if err != nil {
 		return pageHeader{}, nil, fmt.Errorf("page at %d: %w", off, err)
 	}
@@ -144,6 +150,12 @@ func (d *DataFile) pageBytes(m *format.ColumnMetaData, off, size int64, sc *page
 	}
 	if int64(n)+int64(h.compressed) > size {
 		return h, nil, fmt.Errorf("page at %d: %d compressed bytes overrun its %d", off, h.compressed, size-int64(n))
+	}
+	if read < size {
+		if h.compressed != h.uncompressed {
+			return h, nil, fmt.Errorf("page at %d: %d bytes stored for %d uncompressed", off, h.compressed, h.uncompressed)
+		}
+		return h, raw[n:min(len(raw), n+int(h.compressed))], nil
 	}
 	bound := min(maxPageBytes, max(m.TotalUncompressedSize, 0))
 	if int64(h.uncompressed) > bound {
@@ -241,10 +253,64 @@ func (d *DataFile) decodePageRows(g *rowGroupInfo, c int, s pageSpan, sel []int3
 
 // pageData reads page s of column c in group g: its row count, its
 // definition levels (nil when no row is null) and the non-null values of its
-// first upto rows, all aliasing sc.
+// first upto rows, all aliasing sc. Of an uncompressed page outside the
+// read-ahead window whose wanted rows lie in its first part, it first reads
+// only the prefix that likely holds them (sparse probes of large files read
+// about half a page per row), and the whole page when that falls short.
 func (d *DataFile) pageData(g *rowGroupInfo, c int, s pageSpan, upto int, sc *pageScratch) (int, []byte, pageValues, error) {
+	if prefix := d.pagePrefix(g, c, s, upto, sc); prefix > 0 {
+		rows, defs, src, err := d.pageDataPrefix(g, c, s, upto, prefix, sc)
+		if err == nil || errors.Is(err, errFallback) {
+			return rows, defs, src, err
+		}
+	}
+	return d.pageDataPrefix(g, c, s, upto, 0, sc)
+}
+
+// pagePrefix estimates the bytes of page s (header included) that hold the
+// values of its first upto rows; 0 to read it whole.
+func (d *DataFile) pagePrefix(g *rowGroupInfo, c int, s pageSpan, upto int, sc *pageScratch) int64 {
+	rows := s.end - s.first
+	if m := d.chunkMeta(g, c); rows <= 0 || m.Codec != format.Uncompressed || m.DictionaryPageOffset > 0 {
+		return 0 // dictionary pages hold indexes, not values at a known place
+	}
+	if s.off >= sc.winOff && s.off+s.size <= sc.winOff+int64(len(sc.win)) {
+		return 0 // read already
+	}
+	var prefix int64
+	switch w := d.leaves[c].fixedWidth(); {
+	case w > 0: // values end the page; header and levels come first
+		prefix = s.size - int64(w)*(rows-int64(upto)) + 64
+	default:
+		prefix = s.size*int64(upto)/rows + 512
+	}
+	if prefix > s.size*3/4 {
+		return 0
+	}
+	return prefix
+}
+
+// fixedWidth is the PLAIN width of the leaf's values, 0 for byte arrays
+// and booleans.
+func (l leafInfo) fixedWidth() int {
+	switch l.kind {
+	case parquet.Int32, parquet.Float:
+		return 4
+	case parquet.Int64, parquet.Double:
+		return 8
+	case parquet.Int96:
+		return 12
+	case parquet.FixedLenByteArray:
+		return l.typeLen
+	}
+	return 0
+}
+
+// pageDataPrefix is pageData reading the first prefix bytes of the page
+// (all of it for 0).
+func (d *DataFile) pageDataPrefix(g *rowGroupInfo, c int, s pageSpan, upto int, prefix int64, sc *pageScratch) (int, []byte, pageValues, error) {
 	m := d.chunkMeta(g, c)
-	h, body, err := d.pageBytes(m, s.off, s.size, sc)
+	h, body, err := d.pageBytes(m, s.off, s.size, prefix, sc)
 	if err != nil {
 		return 0, nil, pageValues{}, err
 	}
@@ -365,7 +431,7 @@ func (d *DataFile) loadDictionary(g *rowGroupInfo, c int, cd *chunkDict) error {
 	if h.encoding != encodingPlain && h.encoding != encodingPlainDictionary {
 		return fmt.Errorf("dictionary page at %d: encoding %d", start, h.encoding)
 	}
-	h2, body, err := d.pageBytes(m, start, int64(n)+int64(h.compressed), sc)
+	h2, body, err := d.pageBytes(m, start, int64(n)+int64(h.compressed), 0, sc)
 	if err != nil {
 		return err
 	}
