@@ -17,7 +17,7 @@ import (
 func init() {
 	register(&command{
 		path:    "bench",
-		usage:   "[--queries q4,q9,q18,q20] [--backends memory,paimon,pebble] [--events 500000] [--runs 1] [--parallelism 1] [--checkpoint-interval 500ms] [--dir DIR] [--json] [--batch-size N] [--credits N] [--cpuprofile FILE]",
+		usage:   "[--queries q4,q9,q18,q20] [--backends memory,paimon,pebble] [--events 500000] [--runs 1] [--parallelism 1] [--checkpoint-interval 500ms] [--dir DIR] [--json] [--batch-size N] [--credits N] [--output memory|log] [--cpuprofile FILE] [--memprofile FILE]",
 		summary: "run queries on several state backends, alternating backends run by run, and compare them",
 		run:     runBench,
 	})
@@ -35,7 +35,12 @@ type benchConfig struct {
 	// BatchSize and Credits override the runtime's defaults when positive.
 	BatchSize int `json:"batch_size,omitempty"`
 	Credits   int `json:"credits,omitempty"`
+	// OutputLog sends the output to a transaction log on disk instead of
+	// an in-memory table.
+	OutputLog bool `json:"output_log,omitempty"`
 	dir       string
+	// memProfile names the heap profile file(s); "" writes none.
+	memProfile string
 }
 
 func runBench(args []string, stdout io.Writer) error {
@@ -50,6 +55,8 @@ func runBench(args []string, stdout io.Writer) error {
 	dir := fs.String("dir", "", "directory for state files (default: a temporary directory, removed at the end)")
 	asJSON := fs.Bool("json", false, "print the results as JSON")
 	cpuProfile := fs.String("cpuprofile", "", "write a CPU profile of all runs to this file")
+	output := fs.String("output", "memory", `where the output goes during a run: "memory" (a table) or "log" (files, read back after the run: heap figures without the output)`)
+	memProfile := fs.String("memprofile", "", "write each run's heap profile at its peak heap to this file (several runs: FILE-<query>-<backend>-<run>)")
 	seed := fs.Uint64("seed", 1, "generator seed")
 	batch := fs.Int("batch-size", 0, "rows a source reads per batch (0: the runtime's default)")
 	credits := fs.Int("credits", 0, "data batches in flight per channel (0: the runtime's default)")
@@ -62,6 +69,10 @@ func runBench(args []string, stdout io.Writer) error {
 	cfg := benchConfig{
 		Queries: splitList(*queries), Backends: splitList(*backends), Events: *events, Runs: *runs,
 		Parallelism: *parallelism, Interval: *interval, Seed: *seed, BatchSize: *batch, Credits: *credits, dir: *dir,
+		OutputLog: *output == "log", memProfile: *memProfile,
+	}
+	if *output != "memory" && *output != "log" {
+		return usagef(`--output takes "memory" or "log"`)
 	}
 	if err := cfg.validate(); err != nil {
 		return err
@@ -132,6 +143,16 @@ func (c *benchConfig) validate() error {
 	return nil
 }
 
+// memProfileFile is where run rep of query q on backend be writes its heap
+// profile: the file named by --memprofile when the bench has one run, a
+// name per run after it otherwise.
+func (c *benchConfig) memProfileFile(q, be string, rep, total int) string {
+	if c.memProfile == "" || total == 1 {
+		return c.memProfile
+	}
+	return fmt.Sprintf("%s-%s-%s-%d", c.memProfile, q, be, rep+1)
+}
+
 // benchAll runs every (query, backend) Runs times and logs a line per run
 // to log, so a long bench shows its figures as they come. Within a repetition the
 // queries run in order and, per query, every backend once, starting with a
@@ -148,7 +169,7 @@ func benchAll(cfg benchConfig, prog *progress, log io.Writer) (*benchResult, err
 				be := cfg.Backends[(k+rep)%len(cfg.Backends)]
 				label := fmt.Sprintf("[%d/%d] %s on %s", done+1, total, qn, be)
 				dir := filepath.Join(cfg.dir, fmt.Sprintf("%s-%s-%d", qn, be, rep))
-				m, err := benchOne(q, be, cfg, dir, prog, label)
+				m, err := benchOne(q, be, cfg, dir, prog, label, cfg.memProfileFile(qn, be, rep, total))
 				if err != nil {
 					return nil, fmt.Errorf("%s on %s (run %d): %w", qn, be, rep+1, err)
 				}

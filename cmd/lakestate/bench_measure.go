@@ -6,9 +6,11 @@ import (
 	"fmt"
 	"math"
 	"os"
+	"path/filepath"
 	goruntime "runtime"
 	"runtime/debug"
 	"runtime/metrics"
+	"runtime/pprof"
 	"strconv"
 	"strings"
 	"sync"
@@ -35,13 +37,18 @@ type runMeasure struct {
 	SyncMillis    []float64 `json:"sync_ms"`
 	UploadedBytes int64     `json:"uploaded_bytes"`
 	PeakHeapBytes uint64    `json:"peak_heap_bytes"`
-	PeakRSSBytes  uint64    `json:"peak_rss_bytes"`
-	OutputRows    int       `json:"output_rows"`
-	Digest        string    `json:"digest"`
+	// PeakLiveBytes is the largest heap a garbage collection left live:
+	// what the run retains, without the garbage PeakHeapBytes includes.
+	PeakLiveBytes uint64 `json:"peak_live_bytes"`
+	PeakRSSBytes  uint64 `json:"peak_rss_bytes"`
+	OutputRows    int    `json:"output_rows"`
+	Digest        string `json:"digest"`
 }
 
-// benchOne runs query q once on backend be over cfg.Events events.
-func benchOne(q jobs.Query, be string, cfg benchConfig, dir string, prog *progress, label string) (runMeasure, error) {
+// benchOne runs query q once on backend be over cfg.Events events. With a
+// memProfile path it writes there the heap profile taken when the heap
+// reached its peak.
+func benchOne(q jobs.Query, be string, cfg benchConfig, dir string, prog *progress, label, memProfile string) (runMeasure, error) {
 	var m runMeasure
 	opts := runtime.Options{Name: q.Name, Parallelism: cfg.Parallelism, CheckpointInterval: cfg.Interval,
 		BatchSize: cfg.BatchSize, Credits: cfg.Credits}
@@ -53,15 +60,27 @@ func benchOne(q jobs.Query, be string, cfg benchConfig, dir string, prog *progre
 	ncfg.Seed = cfg.Seed
 	src := &countingSource{Source: &jobs.Source{Config: ncfg, NumSplits: cfg.Parallelism}}
 	out := runtime.NewChangelogTable()
+	var sink runtime.Committer = out
+	var outLog *runtime.TxnLog
+	if cfg.OutputLog {
+		// The output goes to files and is read back once the run is
+		// measured: the heap figures are then the engine's and the state
+		// backend's, without a copy of every output row.
+		var err error
+		if outLog, err = runtime.OpenTxnLog(filepath.Join(dir, "output")); err != nil {
+			return m, err
+		}
+		sink = outLog
+	}
 	g := runtime.NewGraph()
-	q.Build(g.Source("nexmark", src)).Sink("sink", out)
+	q.Build(g.Source("nexmark", src)).Sink("sink", sink)
 	if err := g.Err(); err != nil {
 		return m, err
 	}
 
 	sys := actors.NewSystem(actors.Options{Seed: cfg.Seed})
 	defer sys.Close()
-	mt := startMeter()
+	mt := startMeter(memProfile != "")
 	run, err := runtime.Start(sys, g, opts)
 	if err != nil {
 		mt.stop()
@@ -81,12 +100,22 @@ func benchOne(q jobs.Query, be string, cfg benchConfig, dir string, prog *progre
 	if m.CPUSeconds > 0 {
 		m.EventsPerCoreSec = float64(cfg.Events) / m.CPUSeconds
 	}
-	m.PeakHeapBytes, m.PeakRSSBytes = mt.peakHeap, mt.peakRSS
+	m.PeakHeapBytes, m.PeakLiveBytes, m.PeakRSSBytes = mt.peakHeap, mt.peakLive, mt.peakRSS
+	if memProfile != "" {
+		if err := os.WriteFile(memProfile, mt.peakProfile, 0o644); err != nil {
+			return m, err
+		}
+	}
 	ck := checkpointStats(run)
 	m.Checkpoints, m.Aborted, m.UploadedBytes = ck.Completed, ck.Aborted, ck.UploadedBytes
 	m.SyncMillis = make([]float64, len(ck.Syncs))
 	for i, d := range ck.Syncs {
 		m.SyncMillis[i] = float64(d) / float64(time.Millisecond)
+	}
+	if outLog != nil {
+		if _, err := outLog.Replay(out); err != nil {
+			return m, err
+		}
 	}
 	rows, err := out.Rows()
 	if err != nil {
@@ -137,26 +166,34 @@ func progressBar(done, total int64) string {
 }
 
 // meter measures one run of the process: wall time, CPU time of the whole
-// process (getrusage), and the high-water marks of the Go heap (sampled)
-// and of the resident set (the kernel's, reset at the start where the
-// kernel allows it).
+// process (getrusage), and the high-water marks of the Go heap (sampled),
+// of the heap a collection left live and of the resident set (the kernel's,
+// reset at the start where the kernel allows it).
 type meter struct {
 	start    time.Time
 	ru       syscall.Rusage
 	done     chan struct{}
 	wg       sync.WaitGroup
 	hwmReset bool
+	// profile asks for a heap profile each time the heap grows a tenth past
+	// the last profiled size; peakProfile is the last one taken.
+	profile     bool
+	profiledAt  uint64
+	peakProfile []byte
 
-	elapsed, cpu      time.Duration
-	peakHeap, peakRSS uint64
+	elapsed, cpu                time.Duration
+	peakHeap, peakLive, peakRSS uint64
 }
 
-const heapMetric = "/memory/classes/heap/objects:bytes"
+const (
+	heapMetric = "/memory/classes/heap/objects:bytes"
+	liveMetric = "/gc/heap/live:bytes"
+)
 
-func startMeter() *meter {
+func startMeter(profile bool) *meter {
 	goruntime.GC()
 	debug.FreeOSMemory()
-	m := &meter{done: make(chan struct{})}
+	m := &meter{done: make(chan struct{}), profile: profile}
 	// Writing 5 to clear_refs resets the resident set's high-water mark.
 	m.hwmReset = os.WriteFile("/proc/self/clear_refs", []byte("5"), 0) == nil
 	_ = syscall.Getrusage(syscall.RUSAGE_SELF, &m.ru)
@@ -164,13 +201,19 @@ func startMeter() *meter {
 	m.wg.Add(1)
 	go func() {
 		defer m.wg.Done()
-		sample := []metrics.Sample{{Name: heapMetric}}
+		sample := []metrics.Sample{{Name: heapMetric}, {Name: liveMetric}}
 		t := time.NewTicker(20 * time.Millisecond)
 		defer t.Stop()
 		for {
 			metrics.Read(sample)
 			if sample[0].Value.Kind() == metrics.KindUint64 {
 				m.peakHeap = max(m.peakHeap, sample[0].Value.Uint64())
+			}
+			if sample[1].Value.Kind() == metrics.KindUint64 {
+				m.peakLive = max(m.peakLive, sample[1].Value.Uint64())
+			}
+			if m.profile && m.peakHeap > m.profiledAt+m.profiledAt/10 {
+				m.takeProfile()
 			}
 			select {
 			case <-m.done:
@@ -180,6 +223,15 @@ func startMeter() *meter {
 		}
 	}()
 	return m
+}
+
+// takeProfile keeps a heap profile of now. Its in-use figures are those of
+// the last collection: what was live, not the garbage of the peak.
+func (m *meter) takeProfile() {
+	var b bytes.Buffer
+	if pprof.Lookup("heap").WriteTo(&b, 0) == nil {
+		m.peakProfile, m.profiledAt = b.Bytes(), m.peakHeap
+	}
 }
 
 func (m *meter) stop() {

@@ -40,6 +40,7 @@ type benchCell struct {
 	SyncP99Millis     float64      `json:"sync_p99_ms"`
 	UploadBytesPerChk float64      `json:"upload_bytes_per_checkpoint"`
 	PeakHeapBytes     uint64       `json:"peak_heap_bytes"`
+	PeakLiveBytes     uint64       `json:"peak_live_bytes"`
 	PeakRSSBytes      uint64       `json:"peak_rss_bytes"`
 	Digest            string       `json:"digest"`
 	Runs              []runMeasure `json:"runs"`
@@ -117,12 +118,13 @@ func (c *benchCell) summarize() {
 	var eps, epc, chk, sync []float64
 	var uploaded float64
 	completed := 0
-	c.Aborted, c.PeakHeapBytes, c.PeakRSSBytes = 0, 0, 0
+	c.Aborted, c.PeakHeapBytes, c.PeakLiveBytes, c.PeakRSSBytes = 0, 0, 0, 0
 	for _, m := range c.Runs {
 		eps, epc = append(eps, m.EventsPerSec), append(epc, m.EventsPerCoreSec)
 		chk = append(chk, float64(m.Checkpoints))
 		c.Aborted += m.Aborted
 		c.PeakHeapBytes = max(c.PeakHeapBytes, m.PeakHeapBytes)
+		c.PeakLiveBytes = max(c.PeakLiveBytes, m.PeakLiveBytes)
 		c.PeakRSSBytes = max(c.PeakRSSBytes, m.PeakRSSBytes)
 		sync = append(sync, m.SyncMillis...)
 		uploaded += float64(m.UploadedBytes)
@@ -147,16 +149,16 @@ func (r *benchResult) writeText(w io.Writer) error {
 	fmt.Fprintf(w, "lakestate bench: %d events, parallelism %d, checkpoints %s, %d run(s) per cell (median), GOMAXPROCS %d\n\n",
 		cfg.Events, cfg.Parallelism, interval, cfg.Runs, r.GOMAXPROCS)
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
-	fmt.Fprintln(tw, "query\tbackend\tevents/s\tevents/s/core\tcheckpoints\tsync p50\tsync p99\tupload/chk\tpeak heap\tpeak rss\t")
+	fmt.Fprintln(tw, "query\tbackend\tevents/s\tevents/s/core\tcheckpoints\tsync p50\tsync p99\tupload/chk\tpeak heap\tpeak live\tpeak rss\t")
 	for _, c := range r.Cells {
 		chk := fmt.Sprintf("%.1f", c.Checkpoints)
 		if c.Aborted > 0 {
 			chk += fmt.Sprintf(" (%d aborted)", c.Aborted)
 		}
-		fmt.Fprintf(tw, "%s\t%s\t%.0f\t%.0f\t%s\t%s\t%s\t%s\t%s\t%s\t\n", c.Query, c.Backend,
+		fmt.Fprintf(tw, "%s\t%s\t%.0f\t%.0f\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t\n", c.Query, c.Backend,
 			c.EventsPerSec, c.EventsPerCoreSec, chk,
 			millis(c.SyncP50Millis), millis(c.SyncP99Millis), humanBytes(c.UploadBytesPerChk),
-			humanBytes(float64(c.PeakHeapBytes)), humanBytes(float64(c.PeakRSSBytes)))
+			humanBytes(float64(c.PeakHeapBytes)), humanBytes(float64(c.PeakLiveBytes)), humanBytes(float64(c.PeakRSSBytes)))
 	}
 	if err := tw.Flush(); err != nil {
 		return err
