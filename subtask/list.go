@@ -3,7 +3,6 @@ package subtask
 import (
 	"fmt"
 	"slices"
-	"strings"
 
 	"github.com/lakestate/lakestate/table"
 )
@@ -72,12 +71,12 @@ func (ls *ListState) GetBatch(keys []Key, out [][]Row) ([][]Row, error) {
 			out[i] = ls.buf.slots[at].elems
 			continue
 		}
-		ls.misses = append(ls.misses, valueMiss{key: string(ls.enc), idx: i})
+		ls.misses = append(ls.misses, newMiss(ls.enc, i))
 	}
 	if len(ls.misses) == 0 {
 		return out, nil
 	}
-	slices.SortFunc(ls.misses, func(a, b valueMiss) int { return strings.Compare(a.key, b.key) })
+	sortMisses(ls.misses)
 	ls.probe = distinctKeys(ls.probe[:0], ls.misses)
 	if err := ls.readImages(ls.probe); err != nil {
 		return nil, err
@@ -221,11 +220,11 @@ func (ls *ListState) mutations() ([]mutation, error) {
 	var unknown []valueMiss
 	for i := range ls.buf.slots {
 		if ls.buf.live(int32(i)) && ls.buf.slots[i].dirty && !ls.buf.slots[i].known {
-			unknown = append(unknown, valueMiss{key: ls.buf.keys[i], idx: i})
+			unknown = append(unknown, valueMiss{key: ls.buf.keys[i], idx: i, head: keyHead(ls.buf.keys[i])})
 		}
 	}
 	if len(unknown) > 0 {
-		slices.SortFunc(unknown, func(a, b valueMiss) int { return strings.Compare(a.key, b.key) })
+		sortMisses(unknown)
 		prefixes := distinctKeys(nil, unknown)
 		if err := ls.readImages(prefixes); err != nil {
 			return nil, err

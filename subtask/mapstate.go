@@ -78,12 +78,12 @@ func (m *MapState) GetBatch(keys []Key, out []*MapEntries) ([]*MapEntries, error
 			out[i] = me
 			continue
 		}
-		m.misses = append(m.misses, valueMiss{key: string(m.enc), idx: i})
+		m.misses = append(m.misses, newMiss(m.enc, i))
 	}
 	if len(m.misses) == 0 {
 		return out, nil
 	}
-	slices.SortFunc(m.misses, func(a, b valueMiss) int { return strings.Compare(a.key, b.key) })
+	sortMisses(m.misses)
 	m.probe = distinctKeys(m.probe[:0], m.misses)
 	images, err := m.readImages(m.probe)
 	if err != nil {

@@ -1,6 +1,8 @@
 package subtask
 
 import (
+	"cmp"
+	"encoding/binary"
 	"fmt"
 	"slices"
 	"strings"
@@ -36,9 +38,35 @@ type valueSlot struct {
 	dirty   bool
 }
 
+// valueMiss is a key a batch read that the buffer lacks: its encoding, its
+// first eight bytes as a number (see keyHead) and its index in the batch.
 type valueMiss struct {
-	key string
-	idx int
+	key  string
+	idx  int
+	head uint64
+}
+
+func newMiss(enc []byte, idx int) valueMiss {
+	return valueMiss{key: string(enc), idx: idx, head: keyHead(enc)}
+}
+
+// keyHead is the first eight bytes of an encoded key as a big-endian number,
+// zero-padded: heads order as their keys do, except that equal heads leave the
+// order to the rest of the keys.
+func keyHead[K string | []byte](k K) uint64 {
+	var b [8]byte
+	copy(b[:], k)
+	return binary.BigEndian.Uint64(b[:])
+}
+
+// sortMisses sorts a batch's misses by key, mostly by comparing heads.
+func sortMisses(ms []valueMiss) {
+	slices.SortFunc(ms, func(a, b valueMiss) int {
+		if c := cmp.Compare(a.head, b.head); c != 0 {
+			return c
+		}
+		return strings.Compare(a.key, b.key)
+	})
 }
 
 func newValueState(s *Store, l *layout, t committedTable) *ValueState {
@@ -69,12 +97,12 @@ func (v *ValueState) GetBatch(keys []Key, out []Row) ([]Row, error) {
 			out[i] = slot.value
 			continue
 		}
-		v.misses = append(v.misses, valueMiss{key: string(v.enc), idx: i})
+		v.misses = append(v.misses, newMiss(v.enc, i))
 	}
 	if len(v.misses) == 0 {
 		return out, nil
 	}
-	slices.SortFunc(v.misses, func(a, b valueMiss) int { return strings.Compare(a.key, b.key) })
+	sortMisses(v.misses)
 	v.probe = v.probe[:0]
 	for i, m := range v.misses {
 		if i == 0 || m.key != v.misses[i-1].key {
