@@ -286,7 +286,7 @@ func benchCommit(b *testing.B, n int, local bool) {
 				report(b)
 			})
 			b.Run("parquet-go-physical-"+codec, func(b *testing.B) {
-				opts, err := parquetWriterOptions(layout, s, DataFileOptions{Compression: codec})
+				opts, err := parquetWriterOptions(layout, s, DataFileOptions{Compression: codec}, pageBufferSizeOneRec)
 				if err != nil {
 					b.Fatal(err)
 				}

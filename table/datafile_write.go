@@ -68,9 +68,28 @@ func (c *countingWriter) Write(p []byte) (int, error) {
 	return n, err
 }
 
+// parquet-go cuts a column's page on its own once the column's buffered
+// values reach the page buffer size, checked after each batch of values
+// the writer hands it; it also preallocates the buffer of a required
+// dictionary column (_VALUE_KIND) from that size. The writer hands values a
+// page (or the rest of a Write's rows) at a time. Mid-page, at the end of a
+// Write that later Writes continue, a cut of one column would shift its
+// pages against the others', so a writer that may get several Writes has a
+// buffer that fits a page of wide values. A file written by one Write has
+// no such point (its last, partial page ends the file), so it takes a small
+// buffer: a small checkpoint file then allocates a fraction of a megabyte.
+const (
+	pageBufferSize       = 1 << 20
+	pageBufferSizeOneRec = 32 << 10
+)
+
 // NewDataFileWriter creates the file at path.
 func NewDataFileWriter(fio FileIO, path string, s *Schema, opts DataFileOptions) (*DataFileWriter, error) {
-	kit, err := kitFor(s, opts)
+	return newDataFileWriter(fio, path, s, opts, pageBufferSize)
+}
+
+func newDataFileWriter(fio FileIO, path string, s *Schema, opts DataFileOptions, pageBuffer int) (*DataFileWriter, error) {
+	kit, err := kitFor(s, opts, pageBuffer)
 	if err != nil {
 		return nil, fmt.Errorf("data file %s: %w", path, err)
 	}
@@ -92,14 +111,13 @@ func NewDataFileWriter(fio FileIO, path string, s *Schema, opts DataFileOptions)
 }
 
 // parquetWriterOptions configure parquet-go for a data file of the layout.
-func parquetWriterOptions(layout *dataFileLayout, s *Schema, opts DataFileOptions) ([]parquet.WriterOption, error) {
+func parquetWriterOptions(layout *dataFileLayout, s *Schema, opts DataFileOptions, pageBuffer int) ([]parquet.WriterOption, error) {
 	cfg := []parquet.WriterOption{
 		layout.parquet,
 		parquet.DataPageVersion(1),
 		parquet.DataPageStatistics(true),
-		// Pages are cut explicitly every PageRows rows; the buffer size only
-		// bounds a page of very wide values (and sizes the column buffers).
-		parquet.PageBufferSize(1 << 20),
+		// Pages are cut explicitly every PageRows rows (see pageBufferSize).
+		parquet.PageBufferSize(pageBuffer),
 		parquet.ColumnIndexSizeLimit(func([]string) int { return 64 }),
 		parquet.CreatedBy("lakestate", "1", ""),
 	}
@@ -527,7 +545,7 @@ func (w *DataFileWriter) abort() {
 
 // WriteDataFile writes one data file from one sorted, key-unique record.
 func WriteDataFile(fio FileIO, path string, s *Schema, rec arrow.Record, seqs []int64, kinds []ValueKind, opts DataFileOptions) (DataFileMeta, error) {
-	w, err := NewDataFileWriter(fio, path, s, opts)
+	w, err := newDataFileWriter(fio, path, s, opts, pageBufferSizeOneRec)
 	if err != nil {
 		return DataFileMeta{}, err
 	}

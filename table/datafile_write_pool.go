@@ -14,8 +14,9 @@ import (
 // the column writers, so a file written after a Reset has empty
 // path_in_schema entries in its footer.
 
-// dataFileKit is what every data file of one schema and codec shares: the
-// column layout, the parquet writer options and idle scratch buffers.
+// dataFileKit is what every data file of one schema, codec and page buffer
+// size shares: the column layout, the parquet writer options and idle
+// scratch buffers.
 type dataFileKit struct {
 	schema   *Schema
 	fields   []Field // the schema's fields when the kit was made
@@ -37,8 +38,9 @@ type dataFileScratch struct {
 }
 
 type dataFileKitKey struct {
-	schema *Schema
-	codec  string
+	schema     *Schema
+	codec      string
+	pageBuffer int
 }
 
 // maxDataFileKits bounds the cache; a process writes few schemas, tests many.
@@ -49,10 +51,10 @@ var dataFileKits = struct {
 	m map[dataFileKitKey]*dataFileKit
 }{m: map[dataFileKitKey]*dataFileKit{}}
 
-// kitFor returns the kit of s and opts' codec. A schema edited in place
-// since its kit was made gets a new kit.
-func kitFor(s *Schema, opts DataFileOptions) (*dataFileKit, error) {
-	key := dataFileKitKey{s, resolvedCodec(s, opts)}
+// kitFor returns the kit of s, opts' codec and a page buffer size. A schema
+// edited in place since its kit was made gets a new kit.
+func kitFor(s *Schema, opts DataFileOptions, pageBuffer int) (*dataFileKit, error) {
+	key := dataFileKitKey{s, resolvedCodec(s, opts), pageBuffer}
 	dataFileKits.Lock()
 	k := dataFileKits.m[key]
 	dataFileKits.Unlock()
@@ -63,7 +65,7 @@ func kitFor(s *Schema, opts DataFileOptions) (*dataFileKit, error) {
 	if err != nil {
 		return nil, err
 	}
-	cfg, err := parquetWriterOptions(layout, s, opts)
+	cfg, err := parquetWriterOptions(layout, s, opts, pageBuffer)
 	if err != nil {
 		return nil, err
 	}

@@ -8,6 +8,7 @@ import (
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/array"
 	"github.com/apache/arrow-go/v18/arrow/memory"
+	"github.com/parquet-go/parquet-go"
 )
 
 // A data file written with a schema's cached layout and pooled scratch
@@ -59,16 +60,16 @@ func TestDataFileWriterReuseWritesSameBytes(t *testing.T) {
 // A schema edited in place is laid out anew, not from the cache.
 func TestDataFileKitFollowsSchemaEdits(t *testing.T) {
 	s := benchSchema(true)
-	k1, err := kitFor(s, DataFileOptions{})
+	k1, err := kitFor(s, DataFileOptions{}, pageBufferSize)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if k2, _ := kitFor(s, DataFileOptions{}); k2 != k1 {
+	if k2, _ := kitFor(s, DataFileOptions{}, pageBufferSize); k2 != k1 {
 		t.Fatal("the same schema got a new kit")
 	}
 	s.Fields = append(s.Fields, Field{ID: 5, Name: "extra", Type: Int()})
 	s.HighestFieldID = 5
-	k3, err := kitFor(s, DataFileOptions{})
+	k3, err := kitFor(s, DataFileOptions{}, pageBufferSize)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -141,6 +142,53 @@ func TestValueTemplatesWriteSameFile(t *testing.T) {
 		}
 		if got, want := write(true), write(false); !bytes.Equal(got, want) {
 			t.Fatalf("%d rows: %d bytes from templates, %d from constructors", c.rec.NumRows(), len(got), len(want))
+		}
+	}
+}
+
+// A file written by one Write (small page buffer) has the pages, and the
+// bytes, of one written through NewDataFileWriter (a page buffer for wide
+// values), also when a page of a column holds far more than the small
+// buffer.
+func TestOneRecordFileSmallPageBuffer(t *testing.T) {
+	s := benchSchema(true)
+	rows := benchRows(sortedBenchKeys(0, 5000, 1), 0)
+	for i := range rows {
+		rows[i].Label = strings.Repeat("w", 200+i%50)
+	}
+	rec := benchRecord(s, rows)
+	defer rec.Release()
+	for _, codec := range []string{"none", "zstd"} {
+		opts := DataFileOptions{Compression: codec}
+		fio := newMemFS()
+		one, err := WriteDataFile(fio, "one", s, rec, seqRange(0, 5000), nil, opts)
+		if err != nil {
+			t.Fatal(err)
+		}
+		w, err := NewDataFileWriter(fio, "multi", s, opts)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := w.Write(rec, seqRange(0, 5000), nil); err != nil {
+			t.Fatal(err)
+		}
+		multi, err := w.Close()
+		if err != nil {
+			t.Fatal(err)
+		}
+		a, _ := fio.ReadFile("one")
+		b, _ := fio.ReadFile("multi")
+		if !bytes.Equal(a, b) || one.FileSize != multi.FileSize {
+			t.Fatalf("%s: one-record file %d bytes, writer's %d", codec, len(a), len(b))
+		}
+		f, err := parquet.OpenFile(bytes.NewReader(a), int64(len(a)))
+		if err != nil {
+			t.Fatal(err)
+		}
+		for c, idx := range f.OffsetIndexes() {
+			if len(idx.PageLocations) != 5 {
+				t.Fatalf("%s: column %d has %d pages, want 5 of %d rows", codec, c, len(idx.PageLocations), DefaultPageRows)
+			}
 		}
 	}
 }
