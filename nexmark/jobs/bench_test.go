@@ -2,6 +2,7 @@ package jobs_test
 
 import (
 	"fmt"
+	goruntime "runtime"
 	"testing"
 	"time"
 
@@ -13,7 +14,9 @@ import (
 
 // BenchmarkQuery runs every query over 200K events on the memory backend at
 // parallelism 1 and 2, with the final checkpoint only (the memory backend
-// serializes its whole state at every checkpoint), and reports events/s.
+// serializes its whole state at every checkpoint), and reports events/s and
+// the heap allocations per event (objects and bytes, over the whole process:
+// source, operators, stores, actors).
 func BenchmarkQuery(b *testing.B) {
 	const events = 200_000
 	cfg := nexmark.DefaultConfig()
@@ -24,6 +27,8 @@ func BenchmarkQuery(b *testing.B) {
 			b.Run(fmt.Sprintf("%s/memory/p%d", q.Name, p), func(b *testing.B) {
 				sys := actors.NewSystem(actors.Options{})
 				defer sys.Close()
+				var before, after goruntime.MemStats
+				goruntime.ReadMemStats(&before)
 				start := time.Now()
 				for range b.N {
 					g, err := jobs.Graph(q, cfg, 2, runtime.NewChangelogTable())
@@ -38,7 +43,12 @@ func BenchmarkQuery(b *testing.B) {
 						b.Fatal(err)
 					}
 				}
-				b.ReportMetric(float64(events*b.N)/time.Since(start).Seconds(), "events/s")
+				elapsed := time.Since(start)
+				goruntime.ReadMemStats(&after)
+				n := float64(events * b.N)
+				b.ReportMetric(n/elapsed.Seconds(), "events/s")
+				b.ReportMetric(float64(after.Mallocs-before.Mallocs)/n, "allocs/event")
+				b.ReportMetric(float64(after.TotalAlloc-before.TotalAlloc)/n, "B/event")
 			})
 		}
 	}
