@@ -190,7 +190,7 @@ func scanKV(t *testing.T, tb *Table, snap int64) map[int32]string {
 			}
 			rows := it.(*dataFileRows)
 			for rows.Next() {
-				out[rows.column(t, 0).(*array.Int32).Value(rows.i)] = rows.column(t, 1).(*array.String).Value(rows.i)
+				out[rows.int32At(0)] = rows.stringAt(1)
 			}
 			rows.Close()
 		}

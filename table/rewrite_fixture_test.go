@@ -9,7 +9,6 @@ import (
 	"testing"
 
 	"github.com/RoaringBitmap/roaring/v2"
-	"github.com/apache/arrow-go/v18/arrow/array"
 )
 
 // copyDir copies the regular files of src into dst (created).
@@ -140,7 +139,7 @@ func fixtureRows(t *testing.T, files *DataBucketFiles, l *Levels, dvs DeletionVe
 			}
 			rows := it.(*dataFileRows)
 			for rows.Next() {
-				got = append(got, fmt.Sprintf("%s %.1f", rows.column(t, 0).(*array.String).Value(rows.i), rows.column(t, 3).(*array.Float64).Value(rows.i)))
+				got = append(got, fmt.Sprintf("%s %.1f", rows.stringAt(0), rows.float64At(3)))
 			}
 			if err := rows.Err(); err != nil {
 				t.Fatal(err)
