@@ -8,17 +8,16 @@ import (
 )
 
 // What every data file of a schema shares (its column layout and parquet
-// writer options) is made once per schema and codec, and a writer's scratch
-// buffers are pooled. The parquet writer itself is not reused: parquet-go's
-// Writer.Reset clears the column paths its finished row groups share with
-// the column writers, so a file written after a Reset has empty
-// path_in_schema entries in its footer.
+// writer options) is made once per schema, codec and page buffer size, and
+// a writer's scratch buffers are pooled. The parquet writer itself is not
+// reused: parquet-go's Writer.Reset clears the column paths its finished
+// row groups share with the column writers, so a file written after a
+// Reset has empty path_in_schema entries in its footer.
 
 // dataFileKit is what every data file of one schema, codec and page buffer
 // size shares: the column layout, the parquet writer options and idle
 // scratch buffers.
 type dataFileKit struct {
-	schema   *Schema
 	fields   []Field // the schema's fields when the kit was made
 	pks      []string
 	parts    []string
@@ -70,7 +69,6 @@ func kitFor(s *Schema, opts DataFileOptions, pageBuffer int) (*dataFileKit, erro
 		return nil, err
 	}
 	k = &dataFileKit{
-		schema:   s,
 		fields:   slices.Clone(s.Fields),
 		pks:      slices.Clone(s.PrimaryKeys),
 		parts:    slices.Clone(s.PartitionKeys),
