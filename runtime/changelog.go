@@ -22,8 +22,6 @@ type ChangelogTable struct {
 	changes    int64
 	duplicates int
 	key        []byte
-	// held holds the tableRows, a chunk at a time.
-	held sliceArena[tableRow]
 }
 
 type tableRow struct {
@@ -49,8 +47,7 @@ func (t *ChangelogTable) Commit(txn *Txn) error {
 		t.key = rowKey(t.key[:0], c.Row)
 		r := t.rows[string(t.key)]
 		if r == nil {
-			r = &t.held.take(1)[0]
-			r.row = c.Row
+			r = &tableRow{row: c.Row}
 			t.rows[string(t.key)] = r
 		}
 		if c.Kind.Adds() {

@@ -123,9 +123,6 @@ type aggOp struct {
 	groups groups
 	vals   []Row
 	acc    []Row
-	// rows holds the accumulators (written only until they go to the
-	// state) and the output rows.
-	rows rowArena
 }
 
 func (o *aggOp) Open(ctx *OperatorContext) error {
@@ -179,7 +176,7 @@ func (o *aggOp) Process(_ int, recs []Record, out Emitter) error {
 
 // initial returns a fresh accumulator row holding a group's state.
 func (o *aggOp) initial(state Row) Row {
-	acc := Row(o.rows.take(len(o.spec.value)))
+	acc := make(Row, len(o.spec.value))
 	if state != nil {
 		copy(acc, state)
 		return acc
@@ -255,7 +252,7 @@ func better(isMax, fl bool, x, y Datum) bool {
 // result is a group's output row: its key columns, taken from one of its
 // input rows, and its aggregates.
 func (o *aggOp) result(row Row, acc Row) Row {
-	out := Row(o.rows.take(len(o.spec.key.cols) + len(o.spec.aggs)))[:0]
+	out := make(Row, 0, len(o.spec.key.cols)+len(o.spec.aggs))
 	for _, c := range o.spec.key.cols {
 		out = append(out, row[c])
 	}

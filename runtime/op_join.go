@@ -153,12 +153,14 @@ func (s *joinSide) lookup(r Row, scratch *Row) Row {
 }
 
 // entry builds the entry key and value of a row stored count times, for the
-// state to keep: the row itself, rows from the arena or shared count rows,
-// none of them written again.
+// state to keep: copies from the arena (never the input row, whose storage
+// upstream owns) or shared count rows, none of them written again.
 func (s *joinSide) entry(r Row, count int64, rows *rowArena) (sub, value Row) {
 	if !s.unique {
-		// The entry key is every column: the row itself.
-		return r, countRow(count)
+		// The entry key is every column.
+		sub = rows.take(len(r))
+		copy(sub, r)
+		return sub, countRow(count)
 	}
 	value = rows.take(len(r) + 1)
 	copy(value, r)
@@ -205,9 +207,10 @@ type joinOp struct {
 	states  [2]*subtask.MapState
 	kbs     [2]*keyBatch
 	entries [2][]*subtask.MapEntries
-	// rows holds the stored and the joined rows; scratch the entry key of a
-	// lookup.
-	rows      rowArena
+	// stored holds the rows the state keeps; scratch is the entry key of a
+	// lookup. Output rows are allocated one by one: downstream may keep a
+	// few of them (a top-N, a sink's table), which must not pin whole chunks.
+	stored    rowArena
 	scratch   Row
 	probe     joinProbe
 	joinEntry func(sub, value Row) bool
@@ -258,7 +261,7 @@ func (o *joinOp) Process(input int, recs []Record, out Emitter) error {
 		if count == 0 {
 			mine.Delete(sub)
 		} else {
-			mine.Put(side.entry(r.Row, count, &o.rows))
+			mine.Put(side.entry(r.Row, count, &o.stored))
 		}
 		if theirs.Len() == 0 {
 			continue
@@ -300,7 +303,7 @@ func (o *joinOp) join(sub, value Row) bool {
 }
 
 func (o *joinOp) project(l, r Row) Row {
-	out := o.rows.take(len(o.spec.sel))
+	out := make(Row, len(o.spec.sel))
 	for i, jc := range o.spec.sel {
 		if jc.Right {
 			out[i] = r[jc.Col]

@@ -60,9 +60,7 @@ type topNOp struct {
 	groups groups
 	lists  [][]Row
 	work   [][]Row
-	// copies holds the working copies of the lists (written only until
-	// they go to the state); matched is emitDiff's scratch.
-	copies  sliceArena[Row]
+	// matched is emitDiff's scratch.
 	matched []bool
 }
 
@@ -84,7 +82,7 @@ func (o *topNOp) Process(_ int, recs []Record, out Emitter) error {
 	o.groups.build(recs, o.key.cols)
 	o.work = o.work[:0]
 	for _, first := range o.groups.first {
-		o.work = append(o.work, o.copies.clone(o.lists[first]))
+		o.work = append(o.work, slices.Clone(o.lists[first]))
 	}
 	for i, r := range recs {
 		g := o.groups.of[i]
