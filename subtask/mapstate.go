@@ -31,6 +31,18 @@ type MapState struct {
 	order  []int32    // dirty slots in key order, for a flush
 	rows   []mutation // the rows of the last flush, reused by the next
 	keys   []byte     // their keys, before they become one string
+	last   lastLookup // see MapEntries.locate
+}
+
+// lastLookup is the last entry key a handle looked up: its datums, its
+// encoding, and its position in the handle's entries while only writes that
+// account for it (moved) changed them.
+type lastLookup struct {
+	me  *MapEntries
+	sub Row
+	enc []byte
+	at  int
+	ok  bool
 }
 
 // MapEntries is the entries of one key, sorted by entry key. It is valid until
@@ -186,6 +198,7 @@ func (me *MapEntries) pruneExpired() {
 	}
 	me.own()
 	me.entries = slices.DeleteFunc(me.entries, gone)
+	me.m.forget()
 	me.markDirty()
 }
 
@@ -199,10 +212,27 @@ func (me *MapEntries) find(sub []byte) (int, bool) {
 	})
 }
 
-func (me *MapEntries) encode(sub Row) []byte {
-	me.m.enc = me.m.l.appendSub(me.m.enc[:0], sub)
-	return me.m.enc
+// locate returns the encoding of an entry key, its position and whether it
+// is there. An operator reads an entry and then writes it (Get, then Put or
+// Delete), so the last lookup is kept: the same handle asking for equal
+// datums again skips the encoding and the search.
+func (me *MapEntries) locate(sub Row) ([]byte, int, bool) {
+	last := &me.m.last
+	if last.me == me && last.sub.Equal(sub) {
+		return last.enc, last.at, last.ok
+	}
+	last.enc = me.m.l.appendSub(last.enc[:0], sub)
+	last.at, last.ok = me.find(last.enc)
+	last.me, last.sub = me, append(last.sub[:0], sub...)
+	return last.enc, last.at, last.ok
 }
+
+// moved records that an entry key is now at (ok) or would go to (!ok) a
+// position, after a write that kept the last lookup's key in view.
+func (me *MapEntries) moved(at int, ok bool) { me.m.last.at, me.m.last.ok = at, ok }
+
+// forget drops the last lookup after a write that moved entries another way.
+func (m *MapState) forget() { m.last.me = nil }
 
 // Len is the number of entries.
 func (me *MapEntries) Len() int { me.check(); return len(me.entries) }
@@ -210,7 +240,7 @@ func (me *MapEntries) Len() int { me.check(); return len(me.entries) }
 // Get returns the value row of an entry.
 func (me *MapEntries) Get(sub Row) (Row, bool) {
 	me.check()
-	i, ok := me.find(me.encode(sub))
+	_, i, ok := me.locate(sub)
 	if !ok {
 		return nil, false
 	}
@@ -226,9 +256,8 @@ func (me *MapEntries) Put(sub, value Row) {
 	if value == nil {
 		value = Row{}
 	}
-	enc := me.encode(sub)
+	enc, i, ok := me.locate(sub)
 	ts := me.m.store.writeTime(me.m.l)
-	i, ok := me.find(enc)
 	switch {
 	case ok:
 		me.own()
@@ -243,16 +272,18 @@ func (me *MapEntries) Put(sub, value Row) {
 	default:
 		me.entries = slices.Insert(me.entries, i, mapEntry{sub: string(enc), subRow: sub, value: value, ts: ts})
 	}
+	me.moved(i, true)
 	me.markDirty()
 }
 
 // Delete removes an entry and reports whether it was there.
 func (me *MapEntries) Delete(sub Row) bool {
 	me.check()
-	i, ok := me.find(me.encode(sub))
+	_, i, ok := me.locate(sub)
 	if ok {
 		me.own()
 		me.entries = slices.Delete(me.entries, i, i+1)
+		me.moved(i, false)
 		me.markDirty()
 	}
 	return ok
@@ -263,6 +294,7 @@ func (me *MapEntries) Clear() {
 	me.check()
 	if len(me.entries) > 0 {
 		me.entries, me.shared = nil, false
+		me.m.forget()
 		me.markDirty()
 	}
 }
@@ -281,6 +313,7 @@ func (me *MapEntries) All() iter.Seq2[Row, Row] {
 }
 
 func (m *MapState) endBatch() {
+	m.forget()
 	for _, at := range m.clean {
 		if m.buf.live(at) && !m.buf.slots[at].dirty {
 			m.buf.slots[at].dropped = true
@@ -343,6 +376,7 @@ func (m *MapState) mutations() ([]mutation, error) {
 }
 
 func (m *MapState) reset() {
+	m.forget()
 	for i, me := range m.buf.slots {
 		if m.buf.live(int32(i)) {
 			me.dropped = true

@@ -1,7 +1,9 @@
 package subtask_test
 
 import (
+	"fmt"
 	"math"
+	"math/rand/v2"
 	"testing"
 
 	"github.com/lakestate/lakestate/subtask"
@@ -117,6 +119,60 @@ func TestMapWritesStayWithTheirKey(t *testing.T) {
 		}
 		h.restore()
 		check("after restore")
+	})
+}
+
+// Entries read back what was written through any sequence of reads and
+// writes, on interleaved handles (an entry is usually read and then written
+// again, as a join does).
+func TestMapEntriesFollowAModel(t *testing.T) {
+	forEachBackend(t, func(t *testing.T, bc backendCase) {
+		var m *subtask.MapState
+		newHarness(t, bc, func(s *subtask.Store) { m = must[*subtask.MapState](t)(s.Map(joinLayout(0))) })
+		mes := must[[]*subtask.MapEntries](t)(m.GetBatch(keys(1, 2), nil))
+		model := []map[string]int64{{}, {}}
+		r := rand.New(rand.NewPCG(5, 6))
+		s := "e0"
+		for op := range 3000 {
+			h := r.IntN(2)
+			if r.IntN(3) == 0 {
+				s = fmt.Sprintf("e%d", r.IntN(12))
+			}
+			me, want := mes[h], model[h]
+			switch r.IntN(10) {
+			case 0, 1, 2, 3:
+				v, ok := me.Get(sub(s))
+				if w, had := want[s]; ok != had || ok && v[0].Int() != w {
+					t.Fatalf("op %d: Get(%s) = %v %v, want %d %v", op, s, v, ok, w, had)
+				}
+			case 4, 5, 6, 7:
+				me.Put(sub(s), row(int64(op)))
+				want[s] = int64(op)
+			case 8:
+				_, had := want[s]
+				if me.Delete(sub(s)) != had {
+					t.Fatalf("op %d: Delete(%s) != %v", op, s, had)
+				}
+				delete(want, s)
+			default:
+				if r.IntN(20) == 0 {
+					me.Clear()
+					clear(want)
+				}
+			}
+			if me.Len() != len(want) {
+				t.Fatalf("op %d: %d entries, want %d", op, me.Len(), len(want))
+			}
+		}
+		for h, me := range mes {
+			prev := ""
+			for s, v := range me.All() {
+				if s[0].Str() <= prev && prev != "" || model[h][s[0].Str()] != v[0].Int() {
+					t.Fatalf("handle %d: entry %s=%v out of order or unlike the model", h, s[0].Str(), v)
+				}
+				prev = s[0].Str()
+			}
+		}
 	})
 }
 
