@@ -192,6 +192,10 @@ func FuzzPageDecoder(f *testing.F) {
 		if d.fastPages(g, tg.c) {
 			// no guard here: a panic fails the fuzz target
 			_ = d.decodePage(g, tg.c, tg.s, newColVec(columnType(d, tg.c)), new(pageScratch))
+			// sparse rows: an uncompressed page is read by its prefix first
+			rows := int32(tg.s.end - tg.s.first)
+			_ = d.decodePageRows(g, tg.c, tg.s, []int32{0}, newColVec(columnType(d, tg.c)), new(pageScratch))
+			_ = d.decodePageRows(g, tg.c, tg.s, []int32{rows / 3, rows / 2}, newColVec(columnType(d, tg.c)), new(pageScratch))
 		}
 		v := newColVec(columnType(d, tg.c))
 		if err := d.readRange(tg.c, tg.s.first, tg.s.end, v); err != nil && !strings.Contains(err.Error(), p) {
