@@ -17,6 +17,10 @@ import (
 // DefaultPageRows is the number of rows per data page. Every column of a file
 // breaks pages at the same rows, so a probe that prunes a key page knows the
 // matching page of each value column; small pages keep point reads cheap.
+// Not smaller: at 256 rows a sparse probe (about one key per page) costs a
+// quarter less, but a dense one up to a third more, a 100K-row commit
+// 40-45% more CPU, and a zstd file 14% more bytes (4x the pages, each with
+// its header, statistics, index entries and compressed frame).
 const DefaultPageRows = 1024
 
 // DataFileOptions say how a data file is written and what its meta records.
