@@ -210,10 +210,9 @@ type joinOp struct {
 	// stored holds the rows the state keeps; scratch is the entry key of a
 	// lookup. Output rows are allocated one by one: downstream may keep a
 	// few of them (a top-N, a sink's table), which must not pin whole chunks.
-	stored    rowArena
-	scratch   Row
-	probe     joinProbe
-	joinEntry func(sub, value Row) bool
+	stored  rowArena
+	scratch Row
+	probe   joinProbe
 }
 
 func (o *joinOp) Open(ctx *OperatorContext) error {
@@ -224,7 +223,6 @@ func (o *joinOp) Open(ctx *OperatorContext) error {
 		}
 		o.states[s], o.kbs[s] = st, newKeyBatch(side.key)
 	}
-	o.joinEntry = o.join
 	return nil
 }
 
@@ -267,15 +265,18 @@ func (o *joinOp) Process(input int, recs []Record, out Emitter) error {
 			continue
 		}
 		o.probe = joinProbe{row: r.Row, input: input, side: otherSide, kind: kind, out: out}
-		theirs.All()(o.joinEntry)
+		for i := range theirs.Len() {
+			if !o.join(theirs.At(i)) {
+				break
+			}
+		}
 	}
 	o.probe = joinProbe{}
 	return nil
 }
 
 // joinProbe is the record whose matches a scan of the other side's entries
-// emits. It is a field of the operator, and joinEntry (join) a method value
-// made once, so that a scan allocates no closure per record.
+// emits; it is a field of the operator so that a scan allocates nothing.
 type joinProbe struct {
 	row   Row
 	input int

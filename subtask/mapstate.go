@@ -299,6 +299,14 @@ func (me *MapEntries) Clear() {
 	}
 }
 
+// At is the i-th entry in order of its sub-key, 0 <= i < Len(): a scan by
+// index allocates nothing, where All makes an iterator per call.
+func (me *MapEntries) At(i int) (sub, value Row) {
+	me.check()
+	e := &me.entries[i]
+	return e.subRow, e.value
+}
+
 // All yields (entry key, value row) in entry-key order. The map must not be
 // modified during the iteration.
 func (me *MapEntries) All() iter.Seq2[Row, Row] {
