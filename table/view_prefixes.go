@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"slices"
 	"sort"
+	"sync"
 
 	"github.com/apache/arrow-go/v18/arrow"
 )
@@ -21,37 +22,47 @@ func (v *View) ScanPrefixes(prefixes [][]Datum) (arrow.Record, []int32, error) {
 	if err != nil {
 		return nil, nil, err
 	}
-	var cands prefixRows
+	cands := prefixScratch.Get().(*prefixRows)
+	defer cands.release()
 	for _, bk := range v.order {
 		for _, run := range v.buckets[bk].runs {
 			for _, f := range run.files {
-				if err := v.prefixRowsOf(f, enc, &cands); err != nil {
+				if err := v.prefixRowsOf(f, enc, cands); err != nil {
 					return nil, nil, err
 				}
 			}
 		}
 	}
-	sort.Stable(&cands)
-	var hits []probeHit
-	var of []int32
-	// The key fields come from the key columns read for the candidates.
-	known := make([]*colVec, len(v.schema.Fields))
-	for _, fi := range v.keyIdx {
-		known[fi] = newColVec(v.schema.Fields[fi].Type)
+	if !cands.sorted() {
+		sort.Stable(cands)
 	}
+	hits := slices.Grow(cands.hits[:0], len(cands.rows))
+	of := make([]int32, 0, len(cands.rows))
+	asRead := len(cands.keyCols) == 1 // the kept rows are the rows read, in order
 	for i, r := range cands.rows {
-		if !v.dv && i > 0 && bytes.Equal(cands.key(i-1), cands.key(i)) {
-			continue // an older version of the key
-		}
-		if r.kind.IsRetract() {
+		if !cands.live(i, v.dv) {
+			asRead = false
 			continue
 		}
+		asRead = asRead && int(r.keyRow) == i
 		hits = append(hits, probeHit{id: int32(len(hits)), f: r.f, pos: r.pos})
 		of = append(of, r.prefix)
-		for k, fi := range v.keyIdx {
-			known[fi].appendRow(cands.keyCols[r.keyCols][k], int(r.keyRow))
+	}
+	// The key fields come from the key columns read for the candidates.
+	known := make([]*colVec, len(v.schema.Fields))
+	for k, fi := range v.keyIdx {
+		if asRead {
+			known[fi] = cands.keyCols[0][k]
+			continue
+		}
+		known[fi] = newColVec(v.schema.Fields[fi].Type)
+		for i, r := range cands.rows {
+			if cands.live(i, v.dv) {
+				known[fi].appendRow(cands.keyCols[r.keyCols][k], int(r.keyRow))
+			}
 		}
 	}
+	cands.hits = hits
 	rec, _, err := v.assembleRows(hits, known)
 	if err != nil {
 		return nil, nil, err
@@ -72,11 +83,54 @@ type prefixRow struct {
 }
 
 // prefixRows are candidate rows with their encoded keys, ordered by key and
-// then newest first.
+// then newest first. A scan takes one from prefixScratch and returns it, so
+// its buffers serve the next scan of any view (views serve concurrent reads,
+// so the scratch cannot live on the View).
 type prefixRows struct {
 	rows    []prefixRow
 	keys    []byte
 	keyCols [][]*colVec // per file, the key fields of its candidate rows
+	matches []probeMatch
+	hits    []probeHit
+}
+
+var prefixScratch = sync.Pool{New: func() any { return new(prefixRows) }}
+
+// maxScratchRows bounds the candidates whose buffers go back to
+// prefixScratch, so one wide scan does not pin its memory.
+const maxScratchRows = 1 << 14
+
+// release empties p and returns it to prefixScratch. The key columns are
+// dropped, not reused: the record of a scan may have been built from them.
+func (p *prefixRows) release() {
+	if cap(p.rows) > maxScratchRows || cap(p.hits) > maxScratchRows {
+		return
+	}
+	clear(p.rows)
+	clear(p.keyCols)
+	clear(p.hits)
+	p.rows, p.keys, p.keyCols, p.matches, p.hits = p.rows[:0], p.keys[:0], p.keyCols[:0], p.matches[:0], p.hits[:0]
+	prefixScratch.Put(p)
+}
+
+// live reports whether candidate i is a row the scan returns: the newest
+// version of its key (tables without deletion vectors) and not a retraction.
+func (p *prefixRows) live(i int, dv bool) bool {
+	if !dv && i > 0 && bytes.Equal(p.key(i-1), p.key(i)) {
+		return false // an older version of the key
+	}
+	return !p.rows[i].kind.IsRetract()
+}
+
+// sorted reports whether the candidates are already in scan order, as they
+// are when they come from one file or from files in key order.
+func (p *prefixRows) sorted() bool {
+	for i := 1; i < len(p.rows); i++ {
+		if p.Less(i, i-1) {
+			return false
+		}
+	}
+	return true
 }
 
 func (p *prefixRows) key(i int) []byte { return p.keys[p.rows[i].keyAt:p.rows[i].end] }
@@ -110,7 +164,11 @@ func (v *View) prefixRowsOf(f *viewFile, enc [][]byte, out *prefixRows) error {
 	if err != nil {
 		return err
 	}
-	var ms []probeMatch
+	n := 0
+	for _, r := range ranges {
+		n += int(r[1] - r[0])
+	}
+	ms := slices.Grow(out.matches[:0], n)
 	for i, r := range ranges {
 		for pos := r[0]; pos < r[1]; pos++ {
 			if f.dv == nil || !f.dv.Contains(uint32(pos)) {
@@ -118,6 +176,7 @@ func (v *View) prefixRowsOf(f *viewFile, enc [][]byte, out *prefixRows) error {
 			}
 		}
 	}
+	out.matches = ms
 	if len(ms) == 0 {
 		return nil
 	}
@@ -142,6 +201,7 @@ func (v *View) prefixRowsOf(f *viewFile, enc [][]byte, out *prefixRows) error {
 		}
 	}
 	out.keyCols = append(out.keyCols, keyVecs)
+	out.rows = slices.Grow(out.rows, len(ms))
 	for i, m := range ms {
 		r := prefixRow{prefix: m.key, f: f, pos: m.pos, keyAt: int32(len(out.keys)), keyCols: int32(len(out.keyCols) - 1), keyRow: int32(i)}
 		if kinds != nil {

@@ -55,6 +55,31 @@ func interleavedTable(t *testing.T) writtenTable {
 	return writtenTable{view: v, model: model}
 }
 
+// oneFileTable is a table of one data file, whose candidate rows a prefix
+// scan keeps as read, in file order.
+func oneFileTable(t *testing.T) writtenTable {
+	s := stateSchema()
+	dir := t.TempDir()
+	fio := NewLocalFileIO()
+	rec := buildStateRecord(t, s, 2500)
+	defer rec.Release()
+	meta, err := WriteDataFile(fio, filepath.Join(dir, "only.parquet"), s, rec, seqRange(0, 2500), nil, DataFileOptions{Level: 1, PageRows: 100})
+	if err != nil {
+		t.Fatal(err)
+	}
+	model := map[int]string{}
+	for i, r := range rowStrings(rec) {
+		model[i] = r
+	}
+	v, err := NewView(ViewInput{FIO: fio, Schema: s, BucketDir: func([]byte, int32) (string, error) { return dir, nil },
+		Files: []ManifestEntry{{Kind: FileAdd, Partition: EmptyBinaryRow(), Bucket: 0, TotalBuckets: 1, File: meta}}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { v.Close() })
+	return writtenTable{view: v, model: model}
+}
+
 // ScanPrefixes returns what ScanPrefixRange returns for each prefix, in
 // prefix order, with each row's prefix index.
 func TestScanPrefixesMatchesPrefixRanges(t *testing.T) {
@@ -62,6 +87,7 @@ func TestScanPrefixesMatchesPrefixRanges(t *testing.T) {
 		"dv":          func(t *testing.T) writtenTable { return newWrittenTable(t, true) },
 		"merged":      func(t *testing.T) writtenTable { return newWrittenTable(t, false) },
 		"interleaved": interleavedTable,
+		"one file":    oneFileTable,
 	}
 	for name, mk := range tables {
 		t.Run(name, func(t *testing.T) {
