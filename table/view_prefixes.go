@@ -92,6 +92,9 @@ type prefixRows struct {
 	keyCols [][]*colVec // per file, the key fields of its candidate rows
 	matches []probeMatch
 	hits    []probeHit
+	// per file, the positions of its matches and their sequence numbers
+	positions []int64
+	seqs      *colVec
 }
 
 var prefixScratch = sync.Pool{New: func() any { return new(prefixRows) }}
@@ -109,7 +112,7 @@ func (p *prefixRows) release() {
 	clear(p.rows)
 	clear(p.keyCols)
 	clear(p.hits)
-	p.rows, p.keys, p.keyCols, p.matches, p.hits = p.rows[:0], p.keys[:0], p.keyCols[:0], p.matches[:0], p.hits[:0]
+	p.rows, p.keys, p.keyCols, p.matches, p.hits, p.positions = p.rows[:0], p.keys[:0], p.keyCols[:0], p.matches[:0], p.hits[:0], p.positions[:0]
 	prefixScratch.Put(p)
 }
 
@@ -180,18 +183,25 @@ func (v *View) prefixRowsOf(f *viewFile, enc [][]byte, out *prefixRows) error {
 	if len(ms) == 0 {
 		return nil
 	}
-	pos := matchPositions(ms)
+	pos := out.positions[:0]
+	for _, m := range ms {
+		pos = append(pos, m.pos)
+	}
+	out.positions = pos
 	kinds, err := v.kindsAt(f, df, ms)
 	if err != nil {
 		return err
 	}
 	var seqs []int64
 	if !v.dv {
-		sv := newColVec(BigInt().NotNull())
-		if err := df.readRows(df.seqCol, pos, sv); err != nil {
+		if out.seqs == nil {
+			out.seqs = newColVec(BigInt().NotNull())
+		}
+		out.seqs.reset()
+		if err := df.readRows(df.seqCol, pos, out.seqs); err != nil {
 			return err
 		}
-		seqs = int64s(sv)
+		seqs = int64s(out.seqs)
 	}
 	keyVecs := make([]*colVec, len(df.keyCols))
 	for k, c := range df.keyCols {
