@@ -8,6 +8,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/asynkron/protoactor-go/actor"
+
 	"github.com/lakestate/lakestate/actors"
 	"github.com/lakestate/lakestate/compaction"
 	"github.com/lakestate/lakestate/keygroup"
@@ -31,6 +33,37 @@ func (discardBlobs) Stat(_ context.Context, name string) (BlobInfo, error) {
 }
 func (discardBlobs) Delete(context.Context, string) error             { return nil }
 func (discardBlobs) List(context.Context, string) ([]BlobInfo, error) { return nil, nil }
+
+// spawnPaimonStoreActor spawns a Store actor for a paimon store whose work
+// directory is under dir, with an Uploader into discardBlobs and probes in
+// the places of the coordinator (Acks) and of the task (SyncDones), each
+// waiting up to wait for a message.
+func spawnPaimonStoreActor(tb testing.TB, sys *actors.System, fio table.FileIO, dir, operator string, wait time.Duration) (pid *actor.PID, coord, syncs *actors.Probe) {
+	tb.Helper()
+	probe := func(name string) *actors.Probe {
+		p, err := actors.NewProbe(sys, name)
+		if err != nil {
+			tb.Fatal(err)
+		}
+		p.SetWait(wait)
+		return p
+	}
+	coord, syncs = probe("coord"), probe("syncs")
+	uploader, err := sys.Spawn("uploader", NewUploader(sys, UploaderConfig{Blobs: discardBlobs{}, FileIO: fio}))
+	if err != nil {
+		tb.Fatal(err)
+	}
+	h, _ := NewHistory(operator)
+	pid, err = sys.Spawn("store", NewStoreActor(sys, StoreConfig{
+		Operator: operator, KeyGroups: keygroup.Range{Start: 0, End: 127}, WorkDir: filepath.Join(dir, "work"), FileIO: fio,
+		Uploader: uploader, Coordinator: coord.PID(), History: h,
+		Maintenance: compaction.Config{RetainSnapshots: 3},
+	}))
+	if err != nil {
+		tb.Fatal(err)
+	}
+	return pid, coord, syncs
+}
 
 // BenchmarkBarrierSyncPaimon is BenchmarkBarrierSync for the paimon backend,
 // whose sync phase runs through actors: the Store actor's flush, each
@@ -60,28 +93,7 @@ func BenchmarkBarrierSyncPaimon(b *testing.B) {
 			if err != nil {
 				b.Fatal(err)
 			}
-			probe := func(name string) *actors.Probe {
-				p, err := actors.NewProbe(sys, name)
-				if err != nil {
-					b.Fatal(err)
-				}
-				p.SetWait(10 * time.Minute) // a 1M-row load on a busy machine
-				return p
-			}
-			coord, syncs := probe("coord"), probe("syncs")
-			uploader, err := sys.Spawn("uploader", NewUploader(sys, UploaderConfig{Blobs: discardBlobs{}, FileIO: fio}))
-			if err != nil {
-				b.Fatal(err)
-			}
-			h, _ := NewHistory("bench")
-			pid, err := sys.Spawn("store", NewStoreActor(sys, StoreConfig{
-				Operator: "bench", KeyGroups: keygroup.Range{Start: 0, End: 127}, WorkDir: filepath.Join(dir, "work"), FileIO: fio,
-				Uploader: uploader, Coordinator: coord.PID(), History: h,
-				Maintenance: compaction.Config{RetainSnapshots: 3},
-			}))
-			if err != nil {
-				b.Fatal(err)
-			}
+			pid, coord, syncs := spawnPaimonStoreActor(b, sys, fio, dir, "bench", 10*time.Minute) // a 1M-row load on a busy machine
 			defer sys.Stop(pid)
 			id := CheckpointID(0)
 			var prev map[fileSlot]int64

@@ -10,7 +10,6 @@ import (
 	"time"
 
 	"github.com/lakestate/lakestate/actors"
-	"github.com/lakestate/lakestate/compaction"
 	"github.com/lakestate/lakestate/keygroup"
 	"github.com/lakestate/lakestate/subtask"
 	"github.com/lakestate/lakestate/table"
@@ -70,28 +69,7 @@ func heapIntervals(t *testing.T, pb *subtask.PaimonBackend, dir string, interval
 	if err != nil {
 		t.Fatal(err)
 	}
-	probe := func(name string) *actors.Probe {
-		p, err := actors.NewProbe(sys, name)
-		if err != nil {
-			t.Fatal(err)
-		}
-		p.SetWait(5 * time.Minute)
-		return p
-	}
-	coord, syncs := probe("coord"), probe("syncs")
-	uploader, err := sys.Spawn("uploader", NewUploader(sys, UploaderConfig{Blobs: discardBlobs{}, FileIO: fio}))
-	if err != nil {
-		t.Fatal(err)
-	}
-	h, _ := NewHistory("heap")
-	pid, err := sys.Spawn("store", NewStoreActor(sys, StoreConfig{
-		Operator: "heap", KeyGroups: keygroup.Range{Start: 0, End: 127}, WorkDir: filepath.Join(dir, "work"), FileIO: fio,
-		Uploader: uploader, Coordinator: coord.PID(), History: h,
-		Maintenance: compaction.Config{RetainSnapshots: 3},
-	}))
-	if err != nil {
-		t.Fatal(err)
-	}
+	pid, coord, syncs := spawnPaimonStoreActor(t, sys, fio, dir, "heap", 5*time.Minute)
 
 	key := func(k int64) subtask.Key {
 		return subtask.Key{Group: int32(keygroup.ForKeyHash(int32(k), 128)), Cols: subtask.Row{subtask.Int(k)}}

@@ -99,6 +99,12 @@ func (e *env) barrier(s *Session, snap int64) {
 // 10M rows (100k and 1M with -short). Shaping runs between rounds, off the
 // clock, as it does between barriers. Read cost is reported per round.
 func BenchmarkBarrierRound(b *testing.B) {
+	benchBarrierRounds(b, func(rng *rand.Rand, rows int64) []int64 { return randomKeys(rng, rows, 1000) })
+}
+
+// benchBarrierRounds times barrier rounds over a base of each size, every
+// round's delta drawn by delta, with the table fully shaped before each.
+func benchBarrierRounds(b *testing.B, delta func(rng *rand.Rand, rows int64) []int64) {
 	sizes := []int64{1_000_000, 10_000_000}
 	if testing.Short() {
 		sizes = []int64{100_000, 1_000_000}
@@ -110,14 +116,16 @@ func BenchmarkBarrierRound(b *testing.B) {
 			e.barrier(s, e.bulk(evenKeys(rows), 500_000, "base"))
 			rng := rand.New(rand.NewPCG(1, 2))
 			// The session's first lookups open the deep files, once.
-			e.barrier(s, e.bulk(randomKeys(rng, rows, 1000), 1000, "warm"))
+			warm := delta(rng, rows)
+			e.barrier(s, e.bulk(warm, len(warm), "warm"))
 			var opens int
 			var bytes int64
 			b.ResetTimer()
 			for i := 0; i < b.N; i++ {
 				b.StopTimer()
 				e.shapeAll(s)
-				snap := e.bulk(randomKeys(rng, rows, 1000), 1000, fmt.Sprintf("u%d", i))
+				ks := delta(rng, rows)
+				snap := e.bulk(ks, len(ks), fmt.Sprintf("u%d", i))
 				o0, b0 := e.fio.dataReads()
 				b.StartTimer()
 				e.barrier(s, snap)
@@ -138,44 +146,13 @@ func BenchmarkBarrierRound(b *testing.B) {
 // level, and at this density it falls into nearly every page of each:
 // bytes read per round follow the table, not the delta.
 func BenchmarkBarrierRoundFresh(b *testing.B) {
-	sizes := []int64{1_000_000, 10_000_000}
-	if testing.Short() {
-		sizes = []int64{100_000, 1_000_000}
-	}
-	const delta = 20_000
-	for _, rows := range sizes {
-		b.Run(fmt.Sprintf("rows=%d", rows), func(b *testing.B) {
-			e := newEnv(b, 1, nil)
-			s := benchSession(b, e, Config{})
-			e.barrier(s, e.bulk(evenKeys(rows), 500_000, "base"))
-			rng := rand.New(rand.NewPCG(1, 2))
-			fresh := func() []int64 {
-				ks := randomKeys(rng, rows, delta)
-				for i := range ks {
-					ks[i]++ // odd: absent from the even base
-				}
-				return ks
-			}
-			e.barrier(s, e.bulk(fresh(), delta, "warm"))
-			var opens int
-			var bytes int64
-			b.ResetTimer()
-			for i := 0; i < b.N; i++ {
-				b.StopTimer()
-				e.shapeAll(s)
-				snap := e.bulk(fresh(), delta, fmt.Sprintf("u%d", i))
-				o0, b0 := e.fio.dataReads()
-				b.StartTimer()
-				e.barrier(s, snap)
-				b.StopTimer()
-				o1, b1 := e.fio.dataReads()
-				opens, bytes = opens+o1-o0, bytes+b1-b0
-				b.StartTimer()
-			}
-			b.ReportMetric(float64(opens)/float64(b.N), "files-opened/op")
-			b.ReportMetric(float64(bytes)/float64(b.N), "bytes-read/op")
-		})
-	}
+	benchBarrierRounds(b, func(rng *rand.Rand, rows int64) []int64 {
+		ks := randomKeys(rng, rows, 20_000)
+		for i := range ks {
+			ks[i]++ // odd: absent from the even base
+		}
+		return ks
+	})
 }
 
 // BenchmarkMissProbe grows a table through 100 checkpoints (each inserts

@@ -3,6 +3,7 @@ package subtask
 import (
 	"math/rand/v2"
 	"slices"
+	"strings"
 	"testing"
 )
 
@@ -21,15 +22,7 @@ func TestSortMissesOrdersByKeyBytes(t *testing.T) {
 		ms = append(ms, newMiss(k, i))
 	}
 	sortMisses(ms)
-	if !slices.IsSortedFunc(ms, func(a, b valueMiss) int {
-		switch {
-		case a.key < b.key:
-			return -1
-		case a.key > b.key:
-			return 1
-		}
-		return 0
-	}) {
+	if !slices.IsSortedFunc(ms, func(a, b valueMiss) int { return strings.Compare(a.key, b.key) }) {
 		t.Fatal("misses not in key order")
 	}
 }

@@ -1,7 +1,6 @@
 package table
 
 import (
-	"fmt"
 	"path"
 	"testing"
 
@@ -13,22 +12,8 @@ import (
 // whole file, and the files read back whole, by row and by key.
 func TestCompactionEndsRowGroups(t *testing.T) {
 	const target = 64 << 10
-	b := newKVBucket(t, target)
-	cmp := NewKeyComparator([]DataType{Int().NotNull()})
-	var rs []kvRow
-	for k := range int32(30000) {
-		rs = append(rs, kvRow{k: k, v: fmt.Sprintf("value-%08d", k*7919%100003), seq: int64(k)})
-	}
-	in := writeKV(t, b, "data-big.parquet", 0, rs)
-	l, err := NewLevels(cmp, []DataFileMeta{in}, 6)
-	if err != nil {
-		t.Fatal(err)
-	}
-	plan := CompactPlan{OutputLevel: 5, DropDelete: true, Steps: []CompactStep{{Kind: StepRewrite, Sections: [][]SortedRun{{{Files: []DataFileMeta{in}}}}}}}
-	res, err := Compact(plan, l, DeletionVectors{}, b)
-	if err != nil {
-		t.Fatal(err)
-	}
+	r := rewriteBigFile(t, target, 30000)
+	b, l, rs, res := r.b, r.l, r.rs, r.res
 	// A group ends after the batch that reached the limit: one batch of
 	// bucketFilesMaxRun rows (about 40 bytes each here) may overshoot it.
 	const groupLimit = target/4 + bucketFilesMaxRun*64

@@ -166,23 +166,37 @@ func TestCompactDataFiles(t *testing.T) {
 	}
 }
 
+// bigFileRewrite is one level-0 file of n rows (keys 0..n-1) in a bucket
+// whose target file size is target, rewritten into level 5.
+type bigFileRewrite struct {
+	b   *DataBucketFiles
+	l   *Levels
+	in  DataFileMeta
+	rs  []kvRow
+	res CompactResult
+}
+
+func rewriteBigFile(t *testing.T, target int64, n int32) bigFileRewrite {
+	t.Helper()
+	r := bigFileRewrite{b: newKVBucket(t, target)}
+	for k := range n {
+		r.rs = append(r.rs, kvRow{k: k, v: fmt.Sprintf("value-%08d", k*7919%100003), seq: int64(k)})
+	}
+	r.in = writeKV(t, r.b, "data-big.parquet", 0, r.rs)
+	var err error
+	if r.l, err = NewLevels(NewKeyComparator([]DataType{Int().NotNull()}), []DataFileMeta{r.in}, 6); err != nil {
+		t.Fatal(err)
+	}
+	plan := CompactPlan{OutputLevel: 5, DropDelete: true, Steps: []CompactStep{{Kind: StepRewrite, Sections: [][]SortedRun{{{Files: []DataFileMeta{r.in}}}}}}}
+	if r.res, err = Compact(plan, r.l, DeletionVectors{}, r.b); err != nil {
+		t.Fatal(err)
+	}
+	return r
+}
+
 func TestCompactRollsAtTargetSize(t *testing.T) {
-	b := newKVBucket(t, 8<<10)
-	cmp := NewKeyComparator([]DataType{Int().NotNull()})
-	var rs []kvRow
-	for k := range int32(20000) {
-		rs = append(rs, kvRow{k: k, v: fmt.Sprintf("value-%08d", k*7919%100003), seq: int64(k)})
-	}
-	in := writeKV(t, b, "data-big.parquet", 0, rs)
-	l, err := NewLevels(cmp, []DataFileMeta{in}, 6)
-	if err != nil {
-		t.Fatal(err)
-	}
-	plan := CompactPlan{OutputLevel: 5, DropDelete: true, Steps: []CompactStep{{Kind: StepRewrite, Sections: [][]SortedRun{{{Files: []DataFileMeta{in}}}}}}}
-	res, err := Compact(plan, l, DeletionVectors{}, b)
-	if err != nil {
-		t.Fatal(err)
-	}
+	r := rewriteBigFile(t, 8<<10, 20000)
+	b, l, in, res := r.b, r.l, r.in, r.res
 	if len(res.Added) < 3 {
 		t.Fatalf("%d output files for a %d-byte input and an 8 KiB target", len(res.Added), in.FileSize)
 	}
