@@ -151,14 +151,6 @@ func resolvedCodec(s *Schema, opts DataFileOptions) string {
 // Rows is the number of rows written so far.
 func (w *DataFileWriter) Rows() int64 { return w.rows }
 
-// EstimatedSize is the bytes written plus those still buffered, roughly.
-func (w *DataFileWriter) EstimatedSize() int64 {
-	if w.pw == nil {
-		return w.out.n
-	}
-	return w.out.n + w.pw.Size()
-}
-
 // Write appends rows with their sequence numbers and kinds (nil kinds: all +I).
 func (w *DataFileWriter) Write(rec arrow.Record, seqs []int64, kinds []ValueKind) error {
 	n := int(rec.NumRows())

@@ -23,9 +23,8 @@ func (w *DataFileWriter) endRowGroupPast(limit int64) error {
 	return w.pw.Flush()
 }
 
-// fileSize is the bytes written plus those still buffered. parquet-go's
-// Size already counts what reached the file, which EstimatedSize adds again
-// once a row group has been written.
+// fileSize is the bytes written plus those still buffered (parquet-go's
+// Size counts both once a row group has reached the file).
 func (w *DataFileWriter) fileSize() int64 {
 	if w.pw == nil {
 		return w.out.n
