@@ -220,7 +220,7 @@ func (ls *ListState) mutations() ([]mutation, error) {
 	var unknown []valueMiss
 	for i := range ls.buf.slots {
 		if ls.buf.live(int32(i)) && ls.buf.slots[i].dirty && !ls.buf.slots[i].known {
-			unknown = append(unknown, valueMiss{key: ls.buf.keys[i], idx: i, head: keyHead(ls.buf.keys[i])})
+			unknown = append(unknown, newMiss(ls.buf.keys[i], i))
 		}
 	}
 	if len(unknown) > 0 {

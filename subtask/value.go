@@ -46,7 +46,7 @@ type valueMiss struct {
 	head uint64
 }
 
-func newMiss(enc []byte, idx int) valueMiss {
+func newMiss[K string | []byte](enc K, idx int) valueMiss {
 	return valueMiss{key: string(enc), idx: idx, head: keyHead(enc)}
 }
 
