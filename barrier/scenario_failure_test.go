@@ -47,12 +47,14 @@ func TestTimedOutUploadIsDeleted(t *testing.T) {
 	j.checkNoLeaks()
 }
 
-// Restoring twice from one checkpoint makes files of the same names with
-// different content in the two runs; each later checkpoint restores its own
-// run's bytes.
+// Restoring several times from one checkpoint makes files of the same names
+// with different content in different runs; each later checkpoint restores its
+// own run's bytes. Pebble may compact a run's files before its checkpoint,
+// which renumbers its output, so three runs are made: two of them take the
+// same path and name their files alike.
 func TestRestoreTwiceFromOneCheckpoint(t *testing.T) {
 	blobs, fs, root := newMemBlobs(), newFaultyFS(), t.TempDir()
-	cfg := jobConfig{backend: barrier.BackendPebble, parallelism: 1, retain: 3}
+	cfg := jobConfig{backend: barrier.BackendPebble, parallelism: 1, retain: 4}
 	j := startJob(t, blobs, fs, root, cfg)
 	for k := range int64(100) {
 		j.put(k, k)
@@ -60,8 +62,9 @@ func TestRestoreTwiceFromOneCheckpoint(t *testing.T) {
 	m1 := j.metadata(j.mustComplete(barrier.KindCheckpoint))
 	j.stop()
 
+	values := []int64{1000, 2000, 3000}
 	runs := map[int64]*barrier.Metadata{}
-	for _, v := range []int64{1000, 2000} {
+	for _, v := range values {
 		cfg.restore = m1
 		r := startJob(t, blobs, fs, root, cfg)
 		for k := range int64(100) {
@@ -70,20 +73,27 @@ func TestRestoreTwiceFromOneCheckpoint(t *testing.T) {
 		runs[v] = r.metadata(r.mustComplete(barrier.KindCheckpoint))
 		r.stop()
 	}
-	a, b := fileSet(runs[1000], 0), fileSet(runs[2000], 0)
 	same := 0
-	for p, fa := range a {
-		if fb, ok := b[p]; ok && isSST(p) && fa.Uploaded && fb.Uploaded {
-			same++
-			if fa.Blob == fb.Blob {
-				t.Fatalf("both runs uploaded %s to %s", p, fa.Blob)
+	for i, va := range values {
+		for _, vb := range values[i+1:] {
+			a, b := fileSet(runs[va], 0), fileSet(runs[vb], 0)
+			for p, fa := range a {
+				if fb, ok := b[p]; ok && isSST(p) && fa.Uploaded && fb.Uploaded {
+					same++
+					if fa.Blob == fb.Blob {
+						t.Fatalf("the %d and %d runs both uploaded %s to %s", va, vb, p, fa.Blob)
+					}
+				}
 			}
 		}
 	}
 	if same == 0 {
-		t.Fatalf("the runs made no same-named new files: %v / %v", a, b)
+		for _, v := range values {
+			t.Logf("run %d: %v", v, fileSet(runs[v], 0))
+		}
+		t.Fatal("no two runs made same-named new files")
 	}
-	for _, v := range []int64{1000, 2000} {
+	for _, v := range values {
 		cfg.restore = runs[v]
 		r := startJob(t, blobs, fs, root, cfg)
 		for _, k := range []int64{0, 42, 99} {
