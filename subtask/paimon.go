@@ -57,6 +57,11 @@ type paimonTable struct {
 	// identifier this user committed before, so an idempotent retry of a
 	// commit that landed is recognized and nothing else is.
 	nextIdent int64
+	// bounds answer probes of keys the table cannot hold; kept and at are
+	// the probed keys that pass them and their positions.
+	bounds keyBounds
+	kept   []string
+	at     []int32
 }
 
 // OpenPaimon opens the paimon backend of a store rooted at root. Tables that
@@ -130,6 +135,7 @@ func (b *PaimonBackend) open(l *layout) (committedTable, error) {
 	if err := t.pinLatest(); err != nil {
 		return nil, err
 	}
+	t.bounds.known = t.snapshot == 0
 	b.tables[l.Name] = t
 	return t, nil
 }
@@ -235,6 +241,8 @@ func (t *paimonTable) write(rows []mutation, nowMillis int64) error {
 		return err
 	}
 	defer rec.Release()
+	// Widened before the commit: one that fails may still have landed.
+	t.bounds.add(rows)
 	return t.commitRecord(rec, kinds, nowMillis)
 }
 
@@ -270,8 +278,14 @@ func (b *PaimonBackend) Close() error {
 	return errors.Join(errs...)
 }
 
-func (t *paimonTable) get(keys []string, found func(int, Row)) error {
-	if t.view == nil || len(keys) == 0 {
+func (t *paimonTable) get(all []string, found func(int, Row)) error {
+	if t.view == nil || len(all) == 0 {
+		return nil
+	}
+	t.kept, t.at = t.bounds.filter(all, t.kept, t.at)
+	keys, at := t.kept, t.at
+	defer clear(keys) // keep no key alive
+	if len(keys) == 0 {
 		return nil
 	}
 	rec, err := t.codec.keyRecord(keys)
@@ -291,7 +305,7 @@ func (t *paimonTable) get(keys []string, found func(int, Row)) error {
 			bad = fmt.Errorf("paimon backend: table %q: probe returned another key for probe %d", t.l.Name, j)
 			return false
 		}
-		found(j, vals)
+		found(int(at[j]), vals)
 		return true
 	})
 	if err != nil {
@@ -302,8 +316,14 @@ func (t *paimonTable) get(keys []string, found func(int, Row)) error {
 
 // scanPrefixes reads the rows under every prefix in one sorted pass over the
 // table's files (table.View.ScanPrefixes).
-func (t *paimonTable) scanPrefixes(prefixes []string, fn func(int, entry)) error {
-	if t.view == nil || len(prefixes) == 0 {
+func (t *paimonTable) scanPrefixes(all []string, fn func(int, entry)) error {
+	if t.view == nil || len(all) == 0 {
+		return nil
+	}
+	t.kept, t.at = t.bounds.filter(all, t.kept, t.at)
+	prefixes, at := t.kept, t.at
+	defer clear(prefixes) // keep no key alive
+	if len(prefixes) == 0 {
 		return nil
 	}
 	ds, err := t.codec.prefixesDatums(prefixes, t.l.prefixCols())
@@ -322,7 +342,7 @@ func (t *paimonTable) scanPrefixes(prefixes []string, fn func(int, entry)) error
 			bad = fmt.Errorf("paimon backend: table %q: prefix scan returned a row outside prefix %d", t.l.Name, j)
 			return false
 		}
-		fn(j, entry{key: key, pk: pk, vals: vals})
+		fn(int(at[j]), entry{key: key, pk: pk, vals: vals})
 		return true
 	})
 	if err != nil {

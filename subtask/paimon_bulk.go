@@ -35,6 +35,7 @@ func (t *paimonTable) bulkLoad(nowMillis int64) (*bulkLoad, error) {
 	if o.NumLevels < 2 {
 		return nil, fmt.Errorf("paimon backend: table %q has %d levels", t.l.Name, o.NumLevels)
 	}
+	t.bounds.known = false // the rows come from elsewhere
 	return &bulkLoad{t: t, level: int32(o.NumLevels - 1), target: o.TargetFileSize, now: nowMillis}, nil
 }
 
