@@ -123,6 +123,7 @@ func (c *paimonCodec) writeRecord(rows []mutation) (arrow.Record, []table.ValueK
 	defer clear(c.flat) // keep no key alive
 	nVals := len(c.cols) - c.nPK
 	reserve(c.write, len(rows))
+	c.reserveStrings(rows)
 	kinds := make([]table.ValueKind, len(rows))
 	for i, m := range rows {
 		err := c.l.decodePK(c.flat, m.key)
@@ -149,6 +150,40 @@ func (c *paimonCodec) writeRecord(rows []mutation) (arrow.Record, []table.ValueK
 		}
 	}
 	return c.write.NewRecord(), kinds, nil
+}
+
+// reserveStrings makes room for the bytes of a flush's string columns at
+// once: growing a value buffer by doubling copied and cleared it about twice
+// over. A key column's bytes are bounded by the keys' length, a value
+// column's are counted.
+func (c *paimonCodec) reserveStrings(rows []mutation) {
+	keyBytes := -1
+	for j, f := range c.write.Fields() {
+		b, ok := f.(*array.BinaryBuilder) // a StringBuilder embeds one
+		if sb, isStr := f.(*array.StringBuilder); isStr {
+			b, ok = sb.BinaryBuilder, true
+		}
+		if !ok {
+			continue
+		}
+		n := 0
+		if j < c.nPK {
+			if keyBytes < 0 {
+				keyBytes = 0
+				for _, m := range rows {
+					keyBytes += len(m.key)
+				}
+			}
+			n = keyBytes
+		} else {
+			for _, m := range rows {
+				if !m.delete {
+					n += len(m.vals[j-c.nPK].str)
+				}
+			}
+		}
+		b.ReserveData(n)
+	}
 }
 
 // newRecordAppender returns a record builder of a schema and, per column, a
