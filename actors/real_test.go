@@ -173,17 +173,18 @@ func TestRealClockTimersFireAsMessages(t *testing.T) {
 	if cancelled.Stop() {
 		t.Fatal("stopping a timer twice reported success twice")
 	}
+	// Wall-clock timers promise a delivery no earlier than their delay, not
+	// an order between timers set apart: a test goroutine descheduled between
+	// two SendAfter calls would see a 20ms timer overtake one of 0. So each
+	// timer is awaited before the next is set.
+	sys.Clock().SendAfter(0, probe.PID(), tick{n: 1})
+	if msg, err := Expect[tick](probe); err != nil || msg.n != 1 {
+		t.Fatalf("got tick %v (%v), want 1", msg.n, err)
+	}
 	before := sys.Clock().Now()
 	sys.Clock().SendAfter(20*time.Millisecond, probe.PID(), tick{n: 2})
-	sys.Clock().SendAfter(0, probe.PID(), tick{n: 1})
-	for want := 1; want <= 2; want++ {
-		msg, err := Expect[tick](probe)
-		if err != nil {
-			t.Fatal(err)
-		}
-		if msg.n != want {
-			t.Fatalf("got tick %d, want %d", msg.n, want)
-		}
+	if msg, err := Expect[tick](probe); err != nil || msg.n != 2 {
+		t.Fatalf("got tick %v (%v), want 2", msg.n, err)
 	}
 	if elapsed := sys.Clock().Now().Sub(before); elapsed < 20*time.Millisecond {
 		t.Fatalf("a 20ms timer fired after %v", elapsed)

@@ -9,6 +9,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/asynkron/protoactor-go/actor"
+
 	"github.com/lakestate/lakestate/actors"
 	"github.com/lakestate/lakestate/keygroup"
 	"github.com/lakestate/lakestate/subtask"
@@ -30,18 +32,22 @@ const (
 	heapReadKeys  = 2_000
 )
 
-// heapRun takes intervals checkpoints through a paimon Store actor, each
-// after one interval of writes and reads, and returns the heap the store
-// retains after the last one: the live heap with the store open, less the
-// live heap once it is closed and gone.
-func heapRun(t *testing.T, intervals int) uint64 {
+// heapRun takes intervals checkpoints through a paimon Store actor on sys,
+// each after one interval of writes and reads, and returns the heap the
+// store retains after the last one: the live heap with the store open, less
+// the live heap once it is closed and gone. It closes sys, which the caller
+// keeps reachable until every measurement is done: a closed protoactor
+// system (its process registry alone is megabytes) stays reachable for up
+// to a second from its dead-letter throttle's goroutine, so one that turned
+// to garbage between two measurements would count as heap the store kept.
+func heapRun(t *testing.T, sys *actors.System, intervals int) uint64 {
 	t.Helper()
 	dir := t.TempDir()
 	pb, err := subtask.OpenPaimon(filepath.Join(dir, "paimon"), subtask.PaimonOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}
-	held := heapIntervals(t, pb, dir, intervals)
+	held := heapIntervals(t, sys, pb, dir, intervals)
 	if err := pb.Close(); err != nil {
 		t.Fatal(err)
 	}
@@ -53,11 +59,10 @@ func heapRun(t *testing.T, intervals int) uint64 {
 }
 
 // heapIntervals runs the checkpoints of heapRun on pb and returns the live
-// heap after the last one, with the store still open.
-func heapIntervals(t *testing.T, pb *subtask.PaimonBackend, dir string, intervals int) uint64 {
+// heap after the last one, with the store still open and sys closed.
+func heapIntervals(t *testing.T, sys *actors.System, pb *subtask.PaimonBackend, dir string, intervals int) uint64 {
 	t.Helper()
 	fio := table.NewLocalFileIO()
-	sys := actors.NewSystem(actors.Options{})
 	closed := false
 	defer func() {
 		if !closed {
@@ -109,9 +114,19 @@ func heapIntervals(t *testing.T, pb *subtask.PaimonBackend, dir string, interval
 		sys.Send(pid, &Complete{ID: id, Kind: KindCheckpoint})
 	}
 	// Maintenance shapes the table between barriers; its jobs are done
-	// once the system closes, and what is left is what the store keeps
+	// once the store actor (the maintainers are its children) has stopped
+	// and the system has closed, and what is left is what the store keeps
 	// until the next barrier: its buffers and the view its reads use.
+	stopped, err := actors.NewProbe(sys, "stopped")
+	if err != nil {
+		t.Fatal(err)
+	}
+	stopped.SetWait(5 * time.Minute)
+	stopped.Watch(pid)
 	sys.Stop(pid)
+	if _, err := actors.Expect[*actor.Terminated](stopped); err != nil {
+		t.Fatal(err)
+	}
 	sys.Close()
 	closed = true
 	held := liveHeap()
@@ -134,9 +149,16 @@ func liveHeap() uint64 {
 // the same heap behind.
 func TestPaimonStoreHeapBoundedByInterval(t *testing.T) {
 	const n = 5
-	heapRun(t, 2) // the process's first allocations: pools, codecs, caches
-	small := heapRun(t, n)
-	large := heapRun(t, 4*n)
+	var systems []*actors.System
+	run := func(intervals int) uint64 {
+		sys := actors.NewSystem(actors.Options{})
+		systems = append(systems, sys)
+		return heapRun(t, sys, intervals)
+	}
+	run(2) // the process's first allocations: pools, codecs, caches
+	small := run(n)
+	large := run(4 * n)
+	runtime.KeepAlive(systems)
 	t.Logf("retained after %d intervals: %d KiB; after %d: %d KiB (%d fresh keys and %d reads per interval)",
 		n, small>>10, 4*n, large>>10, heapFreshKeys, heapReadKeys)
 	// A floor keeps the ratio meaningful when both are small.
