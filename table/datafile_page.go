@@ -211,12 +211,17 @@ func (d *DataFile) decodePage(g *rowGroupInfo, c int, s pageSpan, dst *colVec, s
 }
 
 // decodePageRows appends rows sel (ascending, relative to the page) of page
-// s of column c in group g to dst, converting only those. It returns
-// errFallback, having appended nothing, for pages it leaves to parquet-go.
-func (d *DataFile) decodePageRows(g *rowGroupInfo, c int, s pageSpan, sel []int32, dst *colVec, sc *pageScratch) error {
+// p of column c in group g to dst, converting only those, and reading only
+// their bytes where the page's layout is known. It returns errFallback,
+// having appended nothing, for pages it leaves to parquet-go.
+func (d *DataFile) decodePageRows(g *rowGroupInfo, c, p int, sel []int32, dst *colVec, sc *pageScratch) error {
 	if len(sel) == 0 {
 		return nil
 	}
+	if err := d.decodeLaidOut(g, c, p, sel, dst, sc); !errors.Is(err, errNoLayout) {
+		return err
+	}
+	s := g.pages[c][p]
 	rows, defs, src, err := d.pageData(g, c, s, int(sel[len(sel)-1])+1, sc)
 	if err != nil {
 		return err

@@ -49,6 +49,7 @@ type rowGroupInfo struct {
 	pages   [][]pageSpan // per leaf column; nil when the file has no offset index
 	checked []chunkCheck // per leaf column
 	dicts   []chunkDict  // per leaf column
+	layouts []chunkLayouts
 }
 
 // chunkCheck validates a column chunk's page headers once, before the
@@ -120,6 +121,7 @@ func openDataFile(f ReadableFile, path string, s *Schema) (d *DataFile, err erro
 		g.pages = make([][]pageSpan, len(chunks))
 		g.checked = make([]chunkCheck, len(chunks))
 		g.dicts = make([]chunkDict, len(chunks))
+		g.layouts = make([]chunkLayouts, len(chunks))
 		for c, ch := range chunks {
 			oi, err := ch.OffsetIndex()
 			if err != nil || oi == nil || oi.NumPages() == 0 {
@@ -286,14 +288,25 @@ func (d *DataFile) readGroupRows(g *rowGroupInfo, c int, want []int64, page *col
 		}
 		s := spans[p]
 		rest := want
-		if err := pr.readAhead(p, func(q int) bool {
+		// wanted counts the rows of page q to read; a page of an
+		// uncompressed chunk with a few wanted rows is read in part
+		// rather than whole in a window with its neighbours.
+		least := 1
+		if pr.partial {
+			least = 4
+		}
+		wanted := func(q int) int {
 			i := sort.Search(len(rest), func(i int) bool { return rest[i] >= spans[q].first })
-			return i < len(rest) && rest[i] < spans[q].end
-		}); err != nil {
-			return err
+			j := i + sort.Search(len(rest)-i, func(k int) bool { return rest[i+k] >= spans[q].end })
+			return j - i
+		}
+		if wanted(p) >= least {
+			if err := pr.readAhead(p, func(q int) bool { return wanted(q) >= least }); err != nil {
+				return err
+			}
 		}
 		selectRows(s.first, s.end)
-		if err := pr.readRows(s, sel, page, out); err != nil {
+		if err := pr.readRows(p, sel, page, out); err != nil {
 			return err
 		}
 	}
@@ -372,16 +385,19 @@ func (d *DataFile) eachPageOf(g *rowGroupInfo, c int, rows []int64, page *colVec
 // pageReader reads pages of one column chunk: through the page decoder
 // where it can, through parquet-go otherwise.
 type pageReader struct {
-	d     *DataFile
-	g     *rowGroupInfo
-	c     int
-	fast  bool
-	sc    *pageScratch
-	pages parquet.Pages // opened on the first page the decoder leaves to parquet-go
+	d    *DataFile
+	g    *rowGroupInfo
+	c    int
+	fast bool
+	// partial: the chunk's pages are uncompressed and not dictionary
+	// encoded, so rows of a page can be read alone (pageLayout)
+	partial bool
+	sc      *pageScratch
+	pages   parquet.Pages // opened on the first page the decoder leaves to parquet-go
 }
 
 func (d *DataFile) newPageReader(g *rowGroupInfo, c int) *pageReader {
-	pr := &pageReader{d: d, g: g, c: c, fast: d.fastPages(g, c)}
+	pr := &pageReader{d: d, g: g, c: c, fast: d.fastPages(g, c), partial: d.sparsePages(g, c)}
 	if pr.fast {
 		pr.sc = pageScratchPool.Get().(*pageScratch)
 		pr.sc.win = pr.sc.win[:0]
@@ -408,14 +424,15 @@ func (pr *pageReader) close() {
 	}
 }
 
-// readRows appends rows sel of page s to out; page is scratch.
-func (pr *pageReader) readRows(s pageSpan, sel []int32, page, out *colVec) error {
+// readRows appends rows sel of page p to out; page is scratch.
+func (pr *pageReader) readRows(p int, sel []int32, page, out *colVec) error {
 	if pr.fast {
-		err := pr.d.decodePageRows(pr.g, pr.c, s, sel, out, pr.sc)
+		err := pr.d.decodePageRows(pr.g, pr.c, p, sel, out, pr.sc)
 		if !errors.Is(err, errFallback) {
 			return err
 		}
 	}
+	s := pr.g.pages[pr.c][p]
 	if err := pr.read(s, page); err != nil {
 		return err
 	}

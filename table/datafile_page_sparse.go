@@ -1,0 +1,177 @@
+package table
+
+import (
+	"encoding/binary"
+	"errors"
+	"fmt"
+	"sync"
+	"sync/atomic"
+
+	"github.com/parquet-go/parquet-go"
+	"github.com/parquet-go/parquet-go/format"
+)
+
+// A probe hit wants one row of a value page. Of an uncompressed PLAIN page
+// without nulls, the bytes of that row lie at a place known once the page
+// has been read whole: after the header and the definition levels, at a
+// fixed stride, or for byte arrays after a known offset every layoutMark
+// values. The first sparse read of such a page reads it whole and keeps
+// that layout; later ones read only the bytes of the wanted rows.
+
+// layoutMark is the spacing, in values, of the byte-array offsets a page
+// layout keeps: a sparse read walks at most this many length prefixes.
+const layoutMark = 64
+
+// pageLayout is where the values of a page lie, relative to its offset.
+type pageLayout struct {
+	values int64    // first value
+	marks  []uint32 // byte arrays: value i*layoutMark starts at values+marks[i]; the last entry ends the values
+}
+
+// noLayout marks a page whose rows are not read alone (it holds nulls, or
+// is not a PLAIN data page); its reads take the general path.
+var noLayout = &pageLayout{values: -1}
+
+// chunkLayouts holds the learnt layouts of a column chunk's pages.
+type chunkLayouts struct {
+	once  sync.Once
+	pages []atomic.Pointer[pageLayout]
+}
+
+// errNoLayout says rows of a page are to be read by the general path.
+var errNoLayout = errors.New("page has no known layout")
+
+// sparsePages reports whether pages of column c in group g can have a
+// layout: an uncompressed chunk without a dictionary, of a leaf type the
+// page decoder reads.
+func (d *DataFile) sparsePages(g *rowGroupInfo, c int) bool {
+	m := d.chunkMeta(g, c)
+	return d.fastPages(g, c) && m.Codec == format.Uncompressed && m.DictionaryPageOffset <= 0
+}
+
+// decodeLaidOut appends rows sel (ascending, relative to the page) of page p
+// of column c in group g to dst, reading only their bytes. It returns
+// errNoLayout, having appended nothing, when the page's layout does not
+// allow it or the read-ahead window holds the page already.
+func (d *DataFile) decodeLaidOut(g *rowGroupInfo, c, p int, sel []int32, dst *colVec, sc *pageScratch) error {
+	s := g.pages[c][p]
+	if !d.sparsePages(g, c) || s.off >= sc.winOff && s.off+s.size <= sc.winOff+int64(len(sc.win)) {
+		return errNoLayout
+	}
+	lay := d.pageLayout(g, c, p, sc)
+	if lay == noLayout {
+		return errNoLayout
+	}
+	rows := int(s.end - s.first)
+	for i, x := range sel {
+		if x < 0 || int(x) >= rows || i > 0 && x <= sel[i-1] {
+			return fmt.Errorf("page at %d: row %d of %d rows (out of range or order)", s.off, x, rows)
+		}
+	}
+	lo, hi := int(sel[0]), int(sel[len(sel)-1])+1
+	leaf := d.leaves[c]
+	first := lo // value index of the first value read
+	var from, to int64
+	if w := int64(leaf.fixedWidth()); w > 0 {
+		from, to = lay.values+int64(lo)*w, lay.values+int64(hi)*w
+	} else {
+		a, b := lo/layoutMark, (hi+layoutMark-1)/layoutMark
+		first = a * layoutMark
+		from, to = lay.values+int64(lay.marks[a]), lay.values+int64(lay.marks[b])
+	}
+	buf, err := sc.bytes(d.f, s.off+from, to-from)
+	if err != nil {
+		return fmt.Errorf("page at %d: %w", s.off, err)
+	}
+	src := pageValues{kind: leaf.kind}
+	if err := src.loadPlain(buf, hi-first, leaf.typeLen, sc); err != nil {
+		return fmt.Errorf("page at %d: %w", s.off, err)
+	}
+	for _, x := range sel {
+		k := int(x) - first
+		dst.markValidity(true)
+		if err := dst.appendValues(&src, k, k+1); err != nil {
+			return fmt.Errorf("page at %d: %w", s.off, err)
+		}
+	}
+	return nil
+}
+
+// pageLayout returns the layout of page p of column c in group g, learning
+// it on first use; noLayout when the page has none (or cannot be read: the
+// general path then reports why).
+func (d *DataFile) pageLayout(g *rowGroupInfo, c, p int, sc *pageScratch) *pageLayout {
+	cl := &g.layouts[c]
+	cl.once.Do(func() { cl.pages = make([]atomic.Pointer[pageLayout], len(g.pages[c])) })
+	if lay := cl.pages[p].Load(); lay != nil {
+		return lay
+	}
+	lay := d.learnLayout(g, c, g.pages[c][p], sc)
+	cl.pages[p].Store(lay)
+	return lay
+}
+
+// learnLayout reads page s whole and finds where its values lie.
+func (d *DataFile) learnLayout(g *rowGroupInfo, c int, s pageSpan, sc *pageScratch) *pageLayout {
+	start, end := chunkRange(d.chunkMeta(g, c))
+	if s.off < start || s.size <= 0 || s.off+s.size > end {
+		return noLayout
+	}
+	raw, err := sc.bytes(d.f, s.off, s.size)
+	if err != nil {
+		return noLayout
+	}
+	h, n, err := parsePageHeader(raw)
+	rows := int(s.end - s.first)
+	if err != nil || h.typ != pageTypeData || !h.hasData || h.encoding != encodingPlain ||
+		h.compressed != h.uncompressed || h.compressed < 0 || int64(n)+int64(h.compressed) > s.size || int(h.numValues) != rows {
+		return noLayout
+	}
+	body := raw[n : n+int(h.compressed)]
+	values := int64(n)
+	leaf := d.leaves[c]
+	if leaf.maxDef > 0 {
+		if h.defEncoding != encodingRLE || len(body) < 4 {
+			return noLayout
+		}
+		k := binary.LittleEndian.Uint32(body)
+		if uint64(k) > uint64(len(body)-4) {
+			return noLayout
+		}
+		sc.defs = grow(sc.defs, rows)
+		if decodeHybrid(body[4:4+k], 1, sc.defs) != nil {
+			return noLayout
+		}
+		for _, x := range sc.defs {
+			if x != leaf.maxDef {
+				return noLayout
+			}
+		}
+		body = body[4+k:]
+		values += 4 + int64(k)
+	}
+	if w := leaf.fixedWidth(); w > 0 {
+		if uint64(rows)*uint64(w) > uint64(len(body)) {
+			return noLayout
+		}
+		return &pageLayout{values: values}
+	}
+	if leaf.kind != parquet.ByteArray {
+		return noLayout
+	}
+	marks := make([]uint32, 0, (rows+layoutMark-1)/layoutMark+1)
+	at := uint64(0)
+	for j := range rows {
+		if j%layoutMark == 0 {
+			marks = append(marks, uint32(at))
+		}
+		if at+4 > uint64(len(body)) {
+			return noLayout
+		}
+		at += 4 + uint64(binary.LittleEndian.Uint32(body[at:]))
+		if at > uint64(len(body)) {
+			return noLayout
+		}
+	}
+	return &pageLayout{values: values, marks: append(marks, uint32(at))}
+}

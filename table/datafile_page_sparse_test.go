@@ -1,0 +1,129 @@
+package table
+
+import (
+	"bytes"
+	"slices"
+	"testing"
+)
+
+// laidOutFile writes the state schema's rows in 300-row pages with nulls in
+// the first page only, so later pages of every column have a layout.
+func laidOutFile(t *testing.T, codec string) *DataFile {
+	t.Helper()
+	s := stateSchema()
+	var is []int
+	for i := range 2500 {
+		if i < 300 || i%7 != 0 { // buildStateRows makes rows i%7 == 0 null
+			is = append(is, i)
+		}
+	}
+	rec := buildStateRows(t, s, is, 0)
+	defer rec.Release()
+	fio := newMemFS()
+	if _, err := WriteDataFile(fio, "bucket-0/f.parquet", s, rec, seqRange(0, len(is)), nil,
+		DataFileOptions{Compression: codec, PageRows: 300}); err != nil {
+		t.Fatal(err)
+	}
+	b, err := fio.ReadFile("bucket-0/f.parquet")
+	if err != nil {
+		t.Fatal(err)
+	}
+	d, err := openMem(b, "bucket-0/f.parquet", s)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return d
+}
+
+// Sparse reads by a page's layout give the rows that whole-page decoding
+// gives, for every type the page decoder reads (ints, strings, decimals,
+// timestamps, dates), across layout marks and at the page's ends; pages
+// with nulls, and compressed pages, have no layout and keep the general
+// path.
+func TestSparseRowsMatchWholePages(t *testing.T) {
+	for _, codec := range []string{"none", "zstd"} {
+		d := laidOutFile(t, codec)
+		g := &d.groups[0]
+		laidOut := 0
+		for c := range d.leaves {
+			if !d.fastPages(g, c) {
+				continue
+			}
+			ty := columnType(d, c)
+			for p, s := range g.pages[c] {
+				whole := newColVec(ty)
+				if err := d.decodePage(g, c, s, whole, new(pageScratch)); err != nil {
+					t.Fatal(err)
+				}
+				rows := int32(whole.n)
+				sels := [][]int32{{0}, {rows - 1}, {layoutMark - 1, layoutMark}, {1, layoutMark + 3, 2*layoutMark + 1, rows - 2}, {rows / 2}}
+				for round := range 2 { // the first read learns the layout
+					for _, sel := range sels {
+						if !slices.IsSorted(sel) || sel[0] < 0 || sel[len(sel)-1] >= rows {
+							continue // a short last page
+						}
+						got, want := newColVec(ty), newColVec(ty)
+						if err := d.decodePageRows(g, c, p, sel, got, new(pageScratch)); err != nil {
+							t.Fatalf("%s column %d page %d rows %v: %v", codec, c, p, sel, err)
+						}
+						want.gather(whole, sel)
+						if !sameVec(got, want) {
+							t.Fatalf("%s column %d page %d round %d rows %v:\n%+v\n%+v", codec, c, p, round, sel, got, want)
+						}
+					}
+				}
+				hasLayout := false
+				if pages := g.layouts[c].pages; pages != nil {
+					lay := pages[p].Load()
+					hasLayout = lay != nil && lay != noLayout
+				}
+				nullable := d.leaves[c].maxDef > 0
+				if want := codec == "none" && !(nullable && p == 0) && d.chunkMeta(g, c).DictionaryPageOffset <= 0; hasLayout != want {
+					t.Errorf("%s column %d page %d: layout %v, want %v", codec, c, p, hasLayout, want)
+				}
+				if hasLayout {
+					laidOut++
+				}
+			}
+		}
+		if codec == "none" && laidOut == 0 {
+			t.Fatal("no page got a layout")
+		}
+	}
+}
+
+// A sparse read by layout reads the bytes of the wanted rows, not the page.
+func TestSparseRowsReadOnlyTheirBytes(t *testing.T) {
+	d := laidOutFile(t, "none")
+	g := &d.groups[0]
+	counted := &countingReader{ReadableFile: d.f}
+	d.f = counted
+	for _, name := range []string{"v_dec", "v_str"} {
+		c := d.fieldCols[d.schema.FieldIndex(name)]
+		s := g.pages[c][1]
+		v := newColVec(columnType(d, c))
+		if err := d.decodePageRows(g, c, 1, []int32{200}, v, new(pageScratch)); err != nil { // learns
+			t.Fatal(err)
+		}
+		counted.bytes = 0
+		if err := d.decodePageRows(g, c, 1, []int32{200}, v, new(pageScratch)); err != nil {
+			t.Fatal(err)
+		}
+		if counted.bytes >= s.size/4 {
+			t.Errorf("%s: read %d bytes of a %d-byte page for one row", name, counted.bytes, s.size)
+		}
+		if v.n != 2 || !bytes.Equal(v.data[:len(v.data)/2], v.data[len(v.data)/2:]) || !bytes.Equal(v.fixed[:len(v.fixed)/2], v.fixed[len(v.fixed)/2:]) {
+			t.Errorf("%s: the learning read and the sparse read differ: %+v", name, v)
+		}
+	}
+}
+
+type countingReader struct {
+	ReadableFile
+	bytes int64
+}
+
+func (r *countingReader) ReadAt(b []byte, off int64) (int, error) {
+	r.bytes += int64(len(b))
+	return r.ReadableFile.ReadAt(b, off)
+}
