@@ -14,10 +14,40 @@ type keyPageID struct {
 	page int    // index into the file's keyPages
 }
 
-// cachedKeyPage is a decoded key page: the key columns its bounds do not pin
-// (pageBound.pinned on). The vectors are read-only once cached.
+// keyPage is a key page as a probe searches it: the key columns its bounds
+// do not pin (pageBound.pinned on), decoded, or packed when that is one
+// integer field. It is read-only once cached.
+type keyPage struct {
+	vecs   []*colVec
+	packed *packedKeys
+}
+
+func (kp *keyPage) memSize() int {
+	if kp.packed != nil {
+		return kp.packed.memSize()
+	}
+	size := 0
+	for _, v := range kp.vecs {
+		size += v.memSize()
+	}
+	return size
+}
+
+// appendKey appends the encoding of row r's unpinned key fields, of the
+// given types.
+func (kp *keyPage) appendKey(dst []byte, types []DataType, r int) []byte {
+	if kp.packed != nil {
+		return kp.packed.appendKey(dst, r)
+	}
+	for k, t := range types {
+		dst = kp.vecs[k].appendKey(dst, t, r)
+	}
+	return dst
+}
+
+// cachedKeyPage is a key page in the cache.
 type cachedKeyPage struct {
-	vecs []*colVec
+	page *keyPage
 	size int
 	used bool // read since it was cached or last spared by eviction
 }
@@ -42,7 +72,7 @@ func newKeyPageCache(budget int) *keyPageCache {
 var keyPageCacheOfProcess = newKeyPageCache(keyPageCacheBytes)
 
 // get returns the cached page, or nil.
-func (c *keyPageCache) get(id keyPageID) []*colVec {
+func (c *keyPageCache) get(id keyPageID) *keyPage {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	p := c.pages[id]
@@ -50,7 +80,7 @@ func (c *keyPageCache) get(id keyPageID) []*colVec {
 		return nil
 	}
 	p.used = true
-	return p.vecs
+	return p.page
 }
 
 // has says whether the page is cached, without marking it read.
@@ -76,14 +106,11 @@ func (c *keyPageCache) admits(size int) bool {
 	return c.declined%admitEvery == 0
 }
 
-// add caches a decoded page, evicting pages beyond the budget. A page larger
-// than a sixteenth of the budget (a whole row group of a file without a
-// page index) is not kept.
-func (c *keyPageCache) add(id keyPageID, vecs []*colVec) {
-	size := 64
-	for _, v := range vecs {
-		size += v.memSize()
-	}
+// add caches a page, evicting pages beyond the budget. A page larger than a
+// sixteenth of the budget (a whole row group of a file without a page
+// index) is not kept.
+func (c *keyPageCache) add(id keyPageID, page *keyPage) {
+	size := 64 + page.memSize()
 	if size > c.budget/16 {
 		return
 	}
@@ -95,7 +122,7 @@ func (c *keyPageCache) add(id keyPageID, vecs []*colVec) {
 	for c.used+size > c.budget {
 		c.evictOne()
 	}
-	c.pages[id] = &cachedKeyPage{vecs: vecs, size: size}
+	c.pages[id] = &cachedKeyPage{page: page, size: size}
 	c.used += size
 }
 

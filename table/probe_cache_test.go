@@ -106,6 +106,15 @@ func TestLookupPinnedAndCachedKeyPages(t *testing.T) {
 		if !d.keyCache.has(keyPageID{file: d.id, page: 0}) {
 			t.Fatalf("%v: first key page not cached", keyType)
 		}
+		packed := 0
+		for _, cp := range d.keyCache.pages {
+			if cp.page.packed != nil {
+				packed++
+			}
+		}
+		if want := keyType.Root == TypeInt; (packed > 0) != want {
+			t.Fatalf("%v: %d packed pages cached", keyType, packed)
+		}
 		d.Close()
 		if d.keyCache.has(keyPageID{file: d.id, page: 0}) {
 			t.Fatalf("%v: key page cached after the file closed", keyType)
@@ -116,10 +125,10 @@ func TestLookupPinnedAndCachedKeyPages(t *testing.T) {
 // The cache stays within its budget and accounts for what it holds.
 func TestKeyPageCacheBudget(t *testing.T) {
 	c := newKeyPageCache(64 << 10)
-	page := func() []*colVec {
+	page := func() *keyPage {
 		v := newColVec(BigInt().NotNull())
 		v.fixed = make([]byte, 1000)
-		return []*colVec{v}
+		return &keyPage{vecs: []*colVec{v}}
 	}
 	for i := range 500 {
 		c.add(keyPageID{file: uint64(i % 3), page: i}, page())
@@ -145,7 +154,7 @@ func TestKeyPageCacheBudget(t *testing.T) {
 	}
 	big := newColVec(BigInt().NotNull())
 	big.fixed = make([]byte, c.budget/8)
-	c.add(keyPageID{file: 9}, []*colVec{big})
+	c.add(keyPageID{file: 9}, &keyPage{vecs: []*colVec{big}})
 	if c.has(keyPageID{file: 9}) {
 		t.Fatal("a page over a sixteenth of the budget was cached")
 	}

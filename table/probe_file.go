@@ -127,6 +127,7 @@ type probeMatch struct {
 // probeScratch holds reusable decode buffers of one probing goroutine.
 type probeScratch struct {
 	keyVecs []*colVec
+	page    keyPage // a page decoded into keyVecs
 	enc     []byte
 	last    []byte
 }
@@ -159,13 +160,10 @@ func (d *DataFile) lookup(keys [][]byte, ids []int32, out []probeMatch) (_ []pro
 	defer probeScratchPool.Put(sc)
 	kr := d.newKeyPageReader(pages, keys, true)
 	defer kr.close()
-	var vecs []*colVec // key fields pinned.. of page decoded
+	var page *keyPage // key fields pinned.. of page decoded
 	var types []DataType
 	rowKey := func(r int) []byte {
-		sc.enc = sc.enc[:0]
-		for k, t := range types {
-			sc.enc = vecs[k].appendKey(sc.enc, t, r)
-		}
+		sc.enc = page.appendKey(sc.enc[:0], types, r)
 		return sc.enc
 	}
 	decoded, rows, from := -1, 0, 0
@@ -186,7 +184,7 @@ func (d *DataFile) lookup(keys [][]byte, ids []int32, out []probeMatch) (_ []pro
 			continue
 		}
 		if decoded != p {
-			if vecs, err = kr.page(p, sc); err != nil {
+			if page, err = kr.page(p, sc); err != nil {
 				return out, err
 			}
 			types = d.keyTypes[pb.pinned:]
@@ -200,7 +198,9 @@ func (d *DataFile) lookup(keys [][]byte, ids []int32, out []probeMatch) (_ []pro
 		}
 		var r int
 		var eq bool
-		if ik, ok := newIntKey(vecs, types, rows, ks); ok {
+		if want, ok := page.packedWant(ks); ok {
+			r, eq = page.packed.search(want)
+		} else if ik, ok := newIntKey(page.vecs, types, rows, ks); ok {
 			r = searchFrom(from, rows, func(i int) bool { return ik.cmp(i) >= 0 })
 			eq = r < rows && ik.cmp(r) == 0
 		} else {
@@ -347,23 +347,29 @@ func (d *DataFile) newKeyPageReader(pages []pageBound, keys [][]byte, exact bool
 	return kr
 }
 
-// page returns key page p decoded: the key fields from pageBound.pinned on,
-// from the key-page cache, else decoded, into new vectors it caches when the
-// cache admits the page, else into sc's. The vectors are read-only.
-func (kr *keyPageReader) page(p int, sc *probeScratch) ([]*colVec, error) {
+// page returns key page p: the key fields from pageBound.pinned on, from
+// the key-page cache, else decoded, into new vectors it caches (packed
+// where they pack) when the cache admits the page, else into sc's. The
+// page is read-only.
+func (kr *keyPageReader) page(p int, sc *probeScratch) (*keyPage, error) {
 	id := keyPageID{file: kr.d.id, page: p}
 	cache := kr.d.keyCache
-	if vecs := cache.get(id); vecs != nil {
-		return vecs, nil
+	if page := cache.get(id); page != nil {
+		return page, nil
 	}
 	pb := &kr.pages[p]
 	from, rows := pb.pinned, int(pb.span.end-pb.span.first)
-	if !cache.admits(rows * 8 * (len(kr.d.keyTypes) - from)) {
+	size := rows * 8 * (len(kr.d.keyTypes) - from)
+	if from == len(kr.d.keyTypes)-1 {
+		size /= 2 // one field: likely packed
+	}
+	if !cache.admits(size) {
 		sc.prepare(kr.d.keyTypes)
 		if err := kr.read(p, from, sc.keyVecs); err != nil {
 			return nil, err
 		}
-		return sc.keyVecs[from:], nil
+		sc.page = keyPage{vecs: sc.keyVecs[from:]}
+		return &sc.page, nil
 	}
 	vecs := make([]*colVec, len(kr.d.keyTypes))
 	for c := from; c < len(vecs); c++ {
@@ -376,8 +382,14 @@ func (kr *keyPageReader) page(p int, sc *probeScratch) ([]*colVec, error) {
 	if err := kr.read(p, from, vecs); err != nil {
 		return nil, err
 	}
-	cache.add(id, vecs[from:])
-	return vecs[from:], nil
+	page := &keyPage{vecs: vecs[from:]}
+	if from == len(vecs)-1 {
+		if pk := packKeys(vecs[from], kr.d.keyTypes[from], rows); pk != nil {
+			page = &keyPage{packed: pk}
+		}
+	}
+	cache.add(id, page)
+	return page, nil
 }
 
 // read decodes the key fields from on of key page p into vecs (one per key
