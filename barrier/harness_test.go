@@ -25,6 +25,12 @@ import (
 
 const opID = "agg"
 
+// probeWait bounds each wait of a test on the real system for a message:
+// well above the coordinator's checkpoint timeout, so that a checkpoint a
+// loaded machine (the race detector, parallel test binaries) slows down
+// ends with the coordinator's verdict rather than a probe's.
+const probeWait = 3 * time.Minute
+
 // jobConfig describes a test job: one keyed operator whose subtasks keep a
 // value state over the given backend, a coordinator and an uploader.
 type jobConfig struct {
@@ -136,6 +142,7 @@ func startJob(t testing.TB, blobs *memBlobs, fs *faultyFS, root string, cfg jobC
 		if err != nil {
 			t.Fatal(err)
 		}
+		p.SetWait(probeWait)
 		return p
 	}
 	j.ctl, j.trig, j.notes = probe("ctl"), probe("trig"), probe("notes")
@@ -278,6 +285,7 @@ func (j *job) stop() {
 	if err != nil {
 		j.t.Fatal(err)
 	}
+	w.SetWait(probeWait)
 	for _, pid := range pids {
 		w.Watch(pid)
 		j.sys.Stop(pid)

@@ -80,6 +80,7 @@ func startMaintJob(t testing.TB, blobs *memBlobs, fs *faultyFS, root string, cfg
 		if err != nil {
 			t.Fatal(err)
 		}
+		p.SetWait(probeWait)
 		return p
 	}
 	j.ctl, j.trig, j.notes = probe("ctl"), probe("trig"), probe("notes")

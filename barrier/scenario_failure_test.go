@@ -14,10 +14,13 @@ import (
 
 // Files uploaded by a checkpoint that timed out mid-upload are deleted, even
 // a put that lands after the abort (FLINK-30461), and the next checkpoint
-// completes.
+// completes. The timeout is the coordinator's clock message, delivered once
+// a put of the checkpoint is blocked: a short wall-clock timeout would also
+// abort, on a loaded machine, the checkpoints that must complete, or
+// checkpoint 2 before any of its puts started.
 func TestTimedOutUploadIsDeleted(t *testing.T) {
 	blobs, fs, root := newMemBlobs(), newFaultyFS(), t.TempDir()
-	j := startJob(t, blobs, fs, root, jobConfig{backend: barrier.BackendPebble, parallelism: 2, timeout: 2 * time.Second})
+	j := startJob(t, blobs, fs, root, jobConfig{backend: barrier.BackendPebble, parallelism: 2, timeout: time.Hour})
 	for k := range int64(300) {
 		j.put(k, k)
 	}
@@ -33,6 +36,7 @@ func TestTimedOutUploadIsDeleted(t *testing.T) {
 	id := j.trigger(barrier.KindCheckpoint)
 	j.barrier(id, barrier.KindCheckpoint)
 	blocked := <-entered
+	j.sys.Send(j.coord, barrier.CheckpointTimeout(id))
 	err, _ := j.await(id)
 	if !errors.Is(err, barrier.ErrCheckpointTimeout) {
 		t.Fatalf("checkpoint %d: %v, want a timeout", id, err)
