@@ -4,6 +4,7 @@ import (
 	"encoding/binary"
 	"errors"
 	"fmt"
+	"math/bits"
 	"sync"
 	"sync/atomic"
 
@@ -11,11 +12,12 @@ import (
 	"github.com/parquet-go/parquet-go/format"
 )
 
-// A probe hit wants one row of a value page. Of an uncompressed PLAIN page
-// without nulls, the bytes of that row lie at a place known once the page
-// has been read whole: after the header and the definition levels, at a
-// fixed stride, or for byte arrays after a known offset every layoutMark
-// values. The first sparse read of such a page reads it whole and keeps
+// A probe hit wants one row of a value page. Of an uncompressed PLAIN page,
+// the bytes of that row lie at a place known once the page has been read
+// whole: after the header and the definition levels, at a fixed stride, or
+// for byte arrays after a known offset every layoutMark values; where the
+// page holds nulls, a row's value index is the count of non-null rows
+// before it. The first sparse read of such a page reads it whole and keeps
 // that layout; later ones read only the bytes of the wanted rows.
 
 // layoutMark is the spacing, in values, of the byte-array offsets a page
@@ -26,6 +28,22 @@ const layoutMark = 64
 type pageLayout struct {
 	values int64    // first value
 	marks  []uint32 // byte arrays: value i*layoutMark starts at values+marks[i]; the last entry ends the values
+	// Of a page with nulls: bit r of valid says row r is not null, and
+	// before[w] counts the non-null rows before row 64*w.
+	valid  []uint64
+	before []uint32
+}
+
+// valueOf returns the value index of row r, or -1 when r is null.
+func (l *pageLayout) valueOf(r int) int {
+	if l.valid == nil {
+		return r
+	}
+	w, bit := r/64, uint(r%64)
+	if l.valid[w]>>bit&1 == 0 {
+		return -1
+	}
+	return int(l.before[w]) + bits.OnesCount64(l.valid[w]&(1<<bit-1))
 }
 
 // noLayout marks a page whose rows are not read alone (it holds nulls, or
@@ -68,7 +86,21 @@ func (d *DataFile) decodeLaidOut(g *rowGroupInfo, c, p int, sel []int32, dst *co
 			return fmt.Errorf("page at %d: row %d of %d rows (out of range or order)", s.off, x, rows)
 		}
 	}
-	lo, hi := int(sel[0]), int(sel[len(sel)-1])+1
+	lo, hi := -1, 0 // value indexes of the first and past the last non-null row
+	for _, x := range sel {
+		if k := lay.valueOf(int(x)); k >= 0 {
+			if lo < 0 {
+				lo = k
+			}
+			hi = k + 1
+		}
+	}
+	if lo < 0 {
+		for range sel {
+			dst.appendNull()
+		}
+		return nil
+	}
 	leaf := d.leaves[c]
 	first := lo // value index of the first value read
 	var from, to int64
@@ -88,7 +120,12 @@ func (d *DataFile) decodeLaidOut(g *rowGroupInfo, c, p int, sel []int32, dst *co
 		return fmt.Errorf("page at %d: %w", s.off, err)
 	}
 	for _, x := range sel {
-		k := int(x) - first
+		k := lay.valueOf(int(x))
+		if k < 0 {
+			dst.appendNull()
+			continue
+		}
+		k -= first
 		dst.markValidity(true)
 		if err := dst.appendValues(&src, k, k+1); err != nil {
 			return fmt.Errorf("page at %d: %w", s.off, err)
@@ -129,6 +166,7 @@ func (d *DataFile) learnLayout(g *rowGroupInfo, c int, s pageSpan, sc *pageScrat
 	}
 	body := raw[n : n+int(h.compressed)]
 	values := int64(n)
+	lay := new(pageLayout)
 	leaf := d.leaves[c]
 	if leaf.maxDef > 0 {
 		if h.defEncoding != encodingRLE || len(body) < 4 {
@@ -142,19 +180,39 @@ func (d *DataFile) learnLayout(g *rowGroupInfo, c int, s pageSpan, sc *pageScrat
 		if decodeHybrid(body[4:4+k], 1, sc.defs) != nil {
 			return noLayout
 		}
+		nonNull := 0
 		for _, x := range sc.defs {
-			if x != leaf.maxDef {
+			if x > leaf.maxDef {
 				return noLayout
+			}
+			if x == leaf.maxDef {
+				nonNull++
+			}
+		}
+		if nonNull < rows {
+			lay.valid = make([]uint64, (rows+63)/64)
+			lay.before = make([]uint32, len(lay.valid))
+			n := 0
+			for r, x := range sc.defs {
+				if r%64 == 0 {
+					lay.before[r/64] = uint32(n)
+				}
+				if x == leaf.maxDef {
+					lay.valid[r/64] |= 1 << (r % 64)
+					n++
+				}
 			}
 		}
 		body = body[4+k:]
 		values += 4 + int64(k)
+		rows = nonNull
 	}
+	lay.values = values
 	if w := leaf.fixedWidth(); w > 0 {
 		if uint64(rows)*uint64(w) > uint64(len(body)) {
 			return noLayout
 		}
-		return &pageLayout{values: values}
+		return lay
 	}
 	if leaf.kind != parquet.ByteArray {
 		return noLayout
@@ -173,5 +231,6 @@ func (d *DataFile) learnLayout(g *rowGroupInfo, c int, s pageSpan, sc *pageScrat
 			return noLayout
 		}
 	}
-	return &pageLayout{values: values, marks: append(marks, uint32(at))}
+	lay.marks = append(marks, uint32(at))
+	return lay
 }

@@ -7,7 +7,7 @@ import (
 )
 
 // laidOutFile writes the state schema's rows in 300-row pages with nulls in
-// the first page only, so later pages of every column have a layout.
+// the first page only.
 func laidOutFile(t *testing.T, codec string) *DataFile {
 	t.Helper()
 	s := stateSchema()
@@ -37,12 +37,24 @@ func laidOutFile(t *testing.T, codec string) *DataFile {
 
 // Sparse reads by a page's layout give the rows that whole-page decoding
 // gives, for every type the page decoder reads (ints, strings, decimals,
-// timestamps, dates), across layout marks and at the page's ends; pages
-// with nulls, and compressed pages, have no layout and keep the general
-// path.
+// timestamps, dates), across layout marks and at the page's ends, in pages
+// with and without nulls; compressed pages and dictionary pages have no
+// layout and keep the general path.
 func TestSparseRowsMatchWholePages(t *testing.T) {
-	for _, codec := range []string{"none", "zstd"} {
-		d := laidOutFile(t, codec)
+	for _, codec := range []string{"none", "zstd", "none-nulls"} {
+		var d *DataFile
+		if codec == "none-nulls" { // a null every 7 rows in every page
+			fio, p := writtenStateFile(t, "none")
+			b, err := fio.ReadFile(p)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if d, err = openMem(b, p, stateSchema()); err != nil {
+				t.Fatal(err)
+			}
+		} else {
+			d = laidOutFile(t, codec)
+		}
 		g := &d.groups[0]
 		laidOut := 0
 		for c := range d.leaves {
@@ -56,7 +68,7 @@ func TestSparseRowsMatchWholePages(t *testing.T) {
 					t.Fatal(err)
 				}
 				rows := int32(whole.n)
-				sels := [][]int32{{0}, {rows - 1}, {layoutMark - 1, layoutMark}, {1, layoutMark + 3, 2*layoutMark + 1, rows - 2}, {rows / 2}}
+				sels := [][]int32{{0}, {rows - 1}, {layoutMark - 1, layoutMark}, {1, layoutMark + 3, 2*layoutMark + 1, rows - 2}, {rows / 2}, {7}, {7, 14}, {6, 7, 8}}
 				for round := range 2 { // the first read learns the layout
 					for _, sel := range sels {
 						if !slices.IsSorted(sel) || sel[0] < 0 || sel[len(sel)-1] >= rows {
@@ -77,8 +89,7 @@ func TestSparseRowsMatchWholePages(t *testing.T) {
 					lay := pages[p].Load()
 					hasLayout = lay != nil && lay != noLayout
 				}
-				nullable := d.leaves[c].maxDef > 0
-				if want := codec == "none" && !(nullable && p == 0) && d.chunkMeta(g, c).DictionaryPageOffset <= 0; hasLayout != want {
+				if want := codec != "zstd" && d.chunkMeta(g, c).DictionaryPageOffset <= 0; hasLayout != want {
 					t.Errorf("%s column %d page %d: layout %v, want %v", codec, c, p, hasLayout, want)
 				}
 				if hasLayout {
@@ -86,15 +97,30 @@ func TestSparseRowsMatchWholePages(t *testing.T) {
 				}
 			}
 		}
-		if codec == "none" && laidOut == 0 {
+		if codec != "zstd" && laidOut == 0 {
 			t.Fatal("no page got a layout")
 		}
 	}
 }
 
-// A sparse read by layout reads the bytes of the wanted rows, not the page.
+// A sparse read by layout reads the bytes of the wanted rows, not the page,
+// in pages with and without nulls.
 func TestSparseRowsReadOnlyTheirBytes(t *testing.T) {
-	d := laidOutFile(t, "none")
+	fio, p := writtenStateFile(t, "none")
+	b, err := fio.ReadFile(p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	withNulls, err := openMem(b, p, stateSchema())
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, d := range []*DataFile{laidOutFile(t, "none"), withNulls} {
+		sparseReadBytes(t, d)
+	}
+}
+
+func sparseReadBytes(t *testing.T, d *DataFile) {
 	g := &d.groups[0]
 	counted := &countingReader{ReadableFile: d.f}
 	d.f = counted
