@@ -39,6 +39,9 @@ type committedTable interface {
 	// scan calls fn for the rows with from <= key < to (to == "": no upper
 	// bound) in key order until fn returns false.
 	scan(from, to string, fn func(e entry) bool) error
+	// mayHold reports whether the table may hold a key starting with p (a
+	// full key or a prefix of whole key columns); false is certain.
+	mayHold(p string) bool
 }
 
 // entry is one committed row: its encoded primary key and its non-key datums.

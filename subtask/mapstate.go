@@ -24,7 +24,8 @@ type MapState struct {
 	nDirty int
 
 	enc    []byte
-	misses []valueMiss
+	misses []valueMiss // keys of a batch not in the buffer; idx is the slot
+	probed []valueMiss // those the table may hold, sorted for the probe
 	probe  []string
 	read   []mapEntry // entries of a probe, before they are split per key
 	ends   []int      // end of each probed key's entries in read; of each row's key in keys
@@ -80,9 +81,13 @@ func (m *MapState) Name() string { return m.l.Name }
 // GetBatch returns the entries of every key, reading the keys the buffer lacks
 // from the committed table with one prefix probe. The result reuses out's
 // storage; repeated keys share one MapEntries.
+//
+// A key's first miss puts its handle in the buffer at once, so the batch's
+// later records of the key find it there: only distinct keys are sorted for
+// the probe, and only those the table may hold.
 func (m *MapState) GetBatch(keys []Key, out []*MapEntries) ([]*MapEntries, error) {
 	out = slices.Grow(out[:0], len(keys))[:len(keys)]
-	m.misses = m.misses[:0]
+	m.misses, m.probed = m.misses[:0], m.probed[:0]
 	for i, k := range keys {
 		m.enc = m.l.AppendKey(m.enc[:0], k)
 		if at, ok := m.buf.lookup(m.enc); ok {
@@ -91,29 +96,42 @@ func (m *MapState) GetBatch(keys []Key, out []*MapEntries) ([]*MapEntries, error
 			out[i] = me
 			continue
 		}
-		m.misses = append(m.misses, newMiss(m.enc, i))
+		miss := newMiss(m.enc, 0)
+		at := m.buf.add(miss.key)
+		miss.idx = int(at)
+		// The entries alias the image, read below, until the first write.
+		me := &MapEntries{m: m, shared: true}
+		m.buf.slots[at] = me
+		m.clean = append(m.clean, at)
+		out[i] = me
+		m.misses = append(m.misses, miss)
+		if m.t.mayHold(miss.key) {
+			m.probed = append(m.probed, miss)
+		}
 	}
 	if len(m.misses) == 0 {
 		return out, nil
 	}
-	sortMisses(m.misses)
-	m.probe = distinctKeys(m.probe[:0], m.misses)
+	m.store.countProbe(len(m.misses))
+	if len(m.probed) == 0 {
+		return out, nil
+	}
+	sortMisses(m.probed)
+	m.probe = distinctKeys(m.probe[:0], m.probed)
 	images, err := m.readImages(m.probe)
 	if err != nil {
+		// The handles made for the batch's misses must not stay, empty, in
+		// the buffer.
+		for _, miss := range m.misses {
+			m.buf.slots[miss.idx].dropped = true
+			m.buf.drop(int32(miss.idx))
+		}
 		return nil, fmt.Errorf("state %q: read of %d keys: %w", m.l.Name, len(m.probe), err)
 	}
-	j, at := -1, int32(-1)
-	for i, miss := range m.misses {
-		if i == 0 || miss.key != m.misses[i-1].key {
-			j++
-			at = m.buf.add(miss.key)
-			// The entries alias the image until the first write.
-			me := &MapEntries{m: m, image: images[j], entries: images[j], shared: true}
-			m.buf.slots[at] = me
-			m.clean = append(m.clean, at)
-			me.pruneExpired()
-		}
-		out[miss.idx] = m.buf.slots[at]
+	for j, miss := range m.probed {
+		me := m.buf.slots[miss.idx]
+		me.image, me.entries = images[j], images[j]
+		me.pruneExpired()
 	}
 	return out, nil
 }
@@ -122,7 +140,6 @@ func (m *MapState) GetBatch(keys []Key, out []*MapEntries) ([]*MapEntries, error
 // with one prefix probe. The images of a batch share one array; each is a
 // capacity-clipped window of it, so appending to one cannot reach another.
 func (m *MapState) readImages(prefixes []string) ([][]mapEntry, error) {
-	m.store.countProbe(len(prefixes))
 	m.ends = slices.Grow(m.ends[:0], len(prefixes))[:len(prefixes)]
 	clear(m.ends)
 	read, last := m.read[:0], 0

@@ -314,6 +314,8 @@ func (t *paimonTable) get(all []string, found func(int, Row)) error {
 	return bad
 }
 
+func (t *paimonTable) mayHold(p string) bool { return t.bounds.mayHold(p) }
+
 // scanPrefixes reads the rows under every prefix in one sorted pass over the
 // table's files (table.View.ScanPrefixes).
 func (t *paimonTable) scanPrefixes(all []string, fn func(int, entry)) error {

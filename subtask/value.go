@@ -21,8 +21,10 @@ type ValueState struct {
 	clean  []int32
 	nDirty int
 
-	enc    []byte // scratch
-	misses []valueMiss
+	enc    []byte      // scratch
+	misses []valueMiss // keys of a batch not in the buffer; idx is the slot
+	probed []valueMiss // those the table may hold, sorted for the probe
+	late   []lateRead
 	probe  []string
 	found  []Row
 }
@@ -36,6 +38,8 @@ type valueSlot struct {
 	imageTs int64
 	known   bool // image was read from the table
 	dirty   bool
+	// pending: added by the batch being read, its image not yet read.
+	pending bool
 }
 
 // valueMiss is a key a batch read that the buffer lacks: its encoding, its
@@ -83,57 +87,84 @@ func (v *ValueState) Name() string { return v.l.Name }
 // GetBatch returns the current row of every key (nil when absent), reading
 // the keys the buffer lacks from the committed table with one probe. The
 // result reuses out's storage. Rows stay readable until the batch ends.
+//
+// A key's first miss puts its slot in the buffer at once, so the batch's
+// later records of the key find it there: only distinct keys are sorted for
+// the probe, and only those the table may hold.
 func (v *ValueState) GetBatch(keys []Key, out []Row) ([]Row, error) {
 	out = slices.Grow(out[:0], len(keys))[:len(keys)]
-	v.misses = v.misses[:0]
+	v.misses, v.probed, v.late = v.misses[:0], v.probed[:0], v.late[:0]
 	now := v.store.now
 	for i, k := range keys {
 		v.enc = v.l.AppendKey(v.enc[:0], k)
 		if at, ok := v.buf.lookup(v.enc); ok {
 			slot := &v.buf.slots[at]
+			if slot.pending {
+				v.late = append(v.late, lateRead{idx: i, at: at})
+				continue
+			}
 			if slot.value != nil && expired(v.l, slot.ts, now) {
 				v.expire(slot)
 			}
 			out[i] = slot.value
 			continue
 		}
-		v.misses = append(v.misses, newMiss(v.enc, i))
+		miss := newMiss(v.enc, 0)
+		at := v.add(miss.key)
+		slot := &v.buf.slots[at]
+		slot.known, slot.pending = true, true
+		v.clean = append(v.clean, at)
+		v.late = append(v.late, lateRead{idx: i, at: at})
+		miss.idx = int(at)
+		v.misses = append(v.misses, miss)
+		if v.t.mayHold(miss.key) {
+			v.probed = append(v.probed, miss)
+		}
 	}
 	if len(v.misses) == 0 {
 		return out, nil
 	}
-	sortMisses(v.misses)
-	v.probe = v.probe[:0]
-	for i, m := range v.misses {
-		if i == 0 || m.key != v.misses[i-1].key {
-			v.probe = append(v.probe, m.key)
+	v.store.countProbe(len(v.misses))
+	if len(v.probed) > 0 {
+		sortMisses(v.probed)
+		v.probe = distinctKeys(v.probe[:0], v.probed)
+		v.found = slices.Grow(v.found[:0], len(v.probe))[:len(v.probe)]
+		clear(v.found)
+		if err := v.t.get(v.probe, func(i int, vals Row) { v.found[i] = vals }); err != nil {
+			// The slots made for the batch's misses must not stay, absent,
+			// in the buffer.
+			for _, miss := range v.misses {
+				v.buf.drop(int32(miss.idx))
+			}
+			return nil, fmt.Errorf("state %q: probe of %d keys: %w", v.l.Name, len(v.probe), err)
 		}
-	}
-	v.found = slices.Grow(v.found[:0], len(v.probe))[:len(v.probe)]
-	clear(v.found)
-	v.store.countProbe(len(v.probe))
-	if err := v.t.get(v.probe, func(i int, vals Row) { v.found[i] = vals }); err != nil {
-		return nil, fmt.Errorf("state %q: probe of %d keys: %w", v.l.Name, len(v.probe), err)
-	}
-	j, at := -1, int32(-1)
-	for i, m := range v.misses {
-		if i == 0 || m.key != v.misses[i-1].key {
-			j++
-			at = v.add(m.key)
-			slot := &v.buf.slots[at]
-			slot.known = true
+		for j, miss := range v.probed {
 			if vals := v.found[j]; vals != nil {
+				slot := &v.buf.slots[miss.idx]
 				slot.image, slot.imageTs = splitVals(v.l, vals)
 				slot.value, slot.ts = slot.image, slot.imageTs
 			}
-			v.clean = append(v.clean, at)
-			if slot.value != nil && expired(v.l, slot.ts, now) {
-				v.expire(slot)
-			}
 		}
-		out[m.idx] = v.buf.slots[at].value
+		clear(v.found) // keep no row alive
+	}
+	for _, miss := range v.misses {
+		slot := &v.buf.slots[miss.idx]
+		slot.pending = false
+		if slot.value != nil && expired(v.l, slot.ts, now) {
+			v.expire(slot)
+		}
+	}
+	for _, r := range v.late {
+		out[r.idx] = v.buf.slots[r.at].value
 	}
 	return out, nil
+}
+
+// lateRead is a record of a batch whose key's row comes with the batch's
+// probe: its index in the batch and its slot.
+type lateRead struct {
+	idx int
+	at  int32
 }
 
 // add adds a key to the buffer, absent and unread, and returns its slot.
