@@ -3,6 +3,7 @@ package subtask
 import (
 	"encoding/binary"
 	"fmt"
+	"math"
 	"slices"
 	"strconv"
 
@@ -25,14 +26,15 @@ type paimonCodec struct {
 	valIdx []int // result-record column of each non-key datum
 	keyIdx []int // result-record column of each primary-key column
 
-	// Reused between calls: the builders of probe and flush records and
-	// their column appenders, a slab of datums and the keys of a result
-	// record.
-	probe, write         *array.RecordBuilder
-	probeCols, writeCols []func(Datum)
-	flat                 Row
-	keyBuf               []byte
-	keyEnds              []int
+	// Reused between calls: the builder of probe records and its column
+	// appenders, the columns of flush records, a slab of datums and the keys
+	// of a result record.
+	probe     *array.RecordBuilder
+	probeCols []func(Datum)
+	write     []flushColumn
+	flat      Row
+	keyBuf    []byte
+	keyEnds   []int
 }
 
 // paimonSchema is the table schema of a layout: kg leads the primary key and
@@ -113,77 +115,92 @@ func (c *paimonCodec) keyRecord(keys []string) (arrow.Record, error) {
 
 // writeRecord builds the full rows of a flush, with a tombstone's value
 // columns NULL, and their value kinds. It goes row by row (a flush row's
-// values sit wherever its Put left them: one visit each), appending each
-// datum through its column's typed appender.
+// values sit wherever its Put left them: one visit each), storing each datum
+// straight into its column's Arrow buffers, sized for the flush at once.
 func (c *paimonCodec) writeRecord(rows []mutation) (arrow.Record, []table.ValueKind, error) {
 	if c.write == nil {
-		c.write, c.writeCols = newRecordAppender(c.schema)
+		for _, f := range c.schema.Fields() {
+			col, err := newFlushColumn(f.Type)
+			if err != nil {
+				return nil, nil, fmt.Errorf("state %q column %q: %w", c.l.Name, f.Name, err)
+			}
+			c.write = append(c.write, col)
+		}
+	}
+	if err := c.startColumns(rows); err != nil {
+		return nil, nil, err
 	}
 	c.flat = slices.Grow(c.flat[:0], c.nPK)[:c.nPK]
 	defer clear(c.flat) // keep no key alive
 	nVals := len(c.cols) - c.nPK
-	reserve(c.write, len(rows))
-	c.reserveStrings(rows)
+	keys, vals := c.write[:c.nPK], c.write[c.nPK:]
 	kinds := make([]table.ValueKind, len(rows))
-	for i, m := range rows {
+	for i := range rows {
+		m := &rows[i]
 		err := c.l.decodePK(c.flat, m.key)
 		if err == nil && !m.delete && len(m.vals) != nVals {
 			err = fmt.Errorf("state %q: flush row has %d values, table %d", c.l.Name, len(m.vals), nVals)
 		}
 		if err != nil {
-			c.write.NewRecord().Release() // drop the partial rows
 			return nil, nil, err
 		}
-		for j, d := range c.flat {
-			c.writeCols[j](d)
+		for j := range keys {
+			keys[j].append(&c.flat[j])
 		}
 		kinds[i] = table.KindInsert
 		if m.delete {
 			kinds[i] = table.KindDelete
-			for j := range nVals {
-				c.writeCols[c.nPK+j](Null)
+			for j := range vals {
+				vals[j].append(&Null)
 			}
 			continue
 		}
-		for j, d := range m.vals {
-			c.writeCols[c.nPK+j](d)
+		for j := range vals {
+			vals[j].append(&m.vals[j])
 		}
 	}
-	return c.write.NewRecord(), kinds, nil
+	cols := make([]arrow.Array, len(c.write))
+	for j := range c.write {
+		cols[j] = c.write[j].array()
+	}
+	rec := array.NewRecord(c.schema, cols, int64(len(rows)))
+	for _, col := range cols {
+		col.Release()
+	}
+	return rec, kinds, nil
 }
 
-// reserveStrings makes room for the bytes of a flush's string columns at
-// once: growing a value buffer by doubling copied and cleared it about twice
-// over. A key column's bytes are bounded by the keys' length, a value
-// column's are counted.
-func (c *paimonCodec) reserveStrings(rows []mutation) {
+// startColumns sizes the flush columns for rows: a string column's bytes are
+// counted for a value column and bounded by the keys' length for a key
+// column.
+func (c *paimonCodec) startColumns(rows []mutation) error {
 	keyBytes := -1
-	for j, f := range c.write.Fields() {
-		b, ok := f.(*array.BinaryBuilder) // a StringBuilder embeds one
-		if sb, isStr := f.(*array.StringBuilder); isStr {
-			b, ok = sb.BinaryBuilder, true
-		}
-		if !ok {
-			continue
-		}
+	for j := range c.write {
+		col := &c.write[j]
 		n := 0
-		if j < c.nPK {
-			if keyBytes < 0 {
-				keyBytes = 0
-				for _, m := range rows {
-					keyBytes += len(m.key)
+		if col.kind == columnBytes {
+			if j < c.nPK {
+				if keyBytes < 0 {
+					keyBytes = 0
+					for i := range rows {
+						keyBytes += len(rows[i].key)
+					}
+				}
+				n = keyBytes
+			} else {
+				for i := range rows {
+					if m := &rows[i]; !m.delete && j-c.nPK < len(m.vals) {
+						n += len(m.vals[j-c.nPK].str)
+					}
 				}
 			}
-			n = keyBytes
-		} else {
-			for _, m := range rows {
-				if !m.delete {
-					n += len(m.vals[j-c.nPK].str)
-				}
+			if n > math.MaxInt32 {
+				return fmt.Errorf("state %q column %q: %d bytes in one flush, Arrow strings hold at most %d", c.l.Name, c.cols[j].Name, n, math.MaxInt32)
 			}
 		}
-		b.ReserveData(n)
+		col.start(len(rows), n)
 	}
+	return nil
 }
 
 // newRecordAppender returns a record builder of a schema and, per column, a
