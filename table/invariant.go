@@ -14,8 +14,8 @@ const maxViolations = 10
 // exactly the keys their metadata claims, in strictly ascending order; every
 // deletion vector names a live level >= 1 file and positions inside it; and
 // once the vectors are applied, each key appears at most once across the
-// level >= 1 files, as a non-retract row newer than every hidden version of
-// it there. Level 0 is not read: readers skip it. It returns every violation
+// level >= 1 files, as a non-retract row no older than every hidden version
+// of it there. Level 0 is not read: readers skip it. It returns every violation
 // found (up to a bound), joined.
 func CheckBucket(levels *Levels, dvs DeletionVectors, files BucketFiles) error {
 	c := &invariantCheck{}
@@ -154,7 +154,10 @@ func (c *invariantCheck) checkKey(group []*runIterator, dvs DeletionVectors, see
 	if visible.cur.Kind().IsRetract() {
 		return c.fail("key %x: visible row in %s is a retraction (kind %d)", visible.cur.Key(), visibleFile, visible.cur.Kind())
 	}
-	if newestHidden >= visible.cur.Seq() {
+	// A hidden row of the same sequence number is the visible row's own
+	// original: a key-range step of a compaction copies rows down a level
+	// and hides them where they were until a later step takes the file.
+	if newestHidden > visible.cur.Seq() {
 		return c.fail("key %x: visible row in %s has sequence %d, a hidden one has %d", visible.cur.Key(), visibleFile, visible.cur.Seq(), newestHidden)
 	}
 	return true

@@ -3,6 +3,8 @@ package table
 import (
 	"fmt"
 	"slices"
+
+	"github.com/RoaringBitmap/roaring/v2"
 )
 
 // CompactResult is what one compaction changed in a bucket: the entries of a
@@ -114,6 +116,9 @@ func (c *compaction) collectKeys(f DataFileMeta) error {
 }
 
 func (c *compaction) rewrite(s CompactStep) error {
+	if s.Bounds != nil {
+		return c.rewriteBounded(s)
+	}
 	w, err := c.files.NewWriter(c.plan.OutputLevel)
 	if err != nil {
 		return fmt.Errorf("compact: new writer at level %d: %w", c.plan.OutputLevel, err)
@@ -125,7 +130,7 @@ func (c *compaction) rewrite(s CompactStep) error {
 				return fmt.Errorf("compact: roll level-%d output: %w", c.plan.OutputLevel, err)
 			}
 		}
-		if err := c.mergeSection(section, s.Lookup, w); err != nil {
+		if _, err := c.mergeSection(section, s.Lookup, nil, w); err != nil {
 			return err
 		}
 		for _, r := range section {
@@ -137,6 +142,10 @@ func (c *compaction) rewrite(s CompactStep) error {
 			}
 		}
 	}
+	return c.finish(w)
+}
+
+func (c *compaction) finish(w RowWriter) error {
 	added, err := w.Finish()
 	if err != nil {
 		return fmt.Errorf("compact: finish level-%d output: %w", c.plan.OutputLevel, err)
@@ -150,27 +159,113 @@ func (c *compaction) rewrite(s CompactStep) error {
 	return nil
 }
 
+// rewriteBounded runs a step limited to a key range (see KeyBounds): the
+// inputs lose the rows inside it to their deletion vectors, and those left
+// without a live row are replaced.
+func (c *compaction) rewriteBounded(s CompactStep) error {
+	b := s.Bounds
+	out := c.plan.OutputLevel
+	switch {
+	case len(s.Sections) != 1:
+		return fmt.Errorf("compact: a bounded rewrite of %d sections, want one", len(s.Sections))
+	case s.Lookup:
+		return fmt.Errorf("compact: a bounded rewrite with level-0 lookups")
+	case out == 0:
+		return fmt.Errorf("compact: a bounded rewrite to level 0")
+	}
+	cmp := c.levels.cmp
+	for _, r := range s.Sections[0] {
+		for _, f := range r.Files {
+			if int(f.Level) == out && ((b.UpTo != nil && cmp(f.MaxKey, b.UpTo) > 0) || (b.After != nil && cmp(f.MinKey, b.After) <= 0)) {
+				return fmt.Errorf("compact: %s at output level %d reaches outside the step's bounds", f.FileName, out)
+			}
+		}
+	}
+	var bounds encodedBounds
+	var err error
+	if b.After != nil {
+		if bounds.after, err = c.files.EncodeKey(b.After); err != nil {
+			return fmt.Errorf("compact: encode lower bound: %w", err)
+		}
+	}
+	if b.UpTo != nil {
+		if bounds.upTo, err = c.files.EncodeKey(b.UpTo); err != nil {
+			return fmt.Errorf("compact: encode upper bound: %w", err)
+		}
+	}
+	w, err := c.files.NewWriter(out)
+	if err != nil {
+		return fmt.Errorf("compact: new writer at level %d: %w", out, err)
+	}
+	c.writers = append(c.writers, w)
+	taken, err := c.mergeSection(s.Sections[0], false, &bounds, w)
+	if err != nil {
+		return err
+	}
+	// The rows the step took join each input's deletion vector; an input
+	// left with no live row is replaced. One that reaches past UpTo, or
+	// that holds rows at or before After which no earlier step took (it
+	// joined the compaction late), stays.
+	for _, t := range taken {
+		dv := c.res.DVs[t.file]
+		if dv == nil {
+			dv = roaring.New()
+			c.res.DVs[t.file] = dv
+		}
+		n := dv.GetCardinality()
+		dv.AddRange(uint64(t.first), uint64(t.last)+1)
+		c.res.DVChanged = c.res.DVChanged || dv.GetCardinality() != n
+	}
+	for _, r := range s.Sections[0] {
+		for _, f := range r.Files {
+			dv := c.res.DVs[f.FileName]
+			if dv == nil || int64(dv.GetCardinality()) < f.RowCount {
+				if int(f.Level) == out {
+					return fmt.Errorf("compact: %s at output level %d keeps rows the step did not take", f.FileName, out)
+				}
+				continue
+			}
+			c.res.Deleted = append(c.res.Deleted, f)
+			c.res.DVs.Remove(f.FileName)
+			c.res.DVChanged = true
+		}
+	}
+	return c.finish(w)
+}
+
+// encodedBounds are KeyBounds in the encoding of RowIterator.Key.
+type encodedBounds struct {
+	after, upTo []byte
+}
+
 // mergeSection merges one section's runs into w. With lookup, a key that
 // only level-0 rows hold is queued for the lookup below the output level,
 // whatever its newest row is: a retract or expired row still supersedes the
 // older version there.
-func (c *compaction) mergeSection(section []SortedRun, lookup bool, w RowWriter) error {
+func (c *compaction) mergeSection(section []SortedRun, lookup bool, bounds *encodedBounds, w RowWriter) ([]takenRows, error) {
 	runs := make([]*runIterator, len(section))
 	for i, r := range section {
 		runs[i] = &runIterator{files: c.files, run: r.Files, dvs: c.dvs}
+		if bounds != nil {
+			runs[i].bounded, runs[i].after, runs[i].upTo = true, bounds.after, bounds.upTo
+		}
 	}
 	m, err := newKWayMerge(runs)
 	if err != nil {
-		return fmt.Errorf("compact: %w", err)
+		return nil, fmt.Errorf("compact: %w", err)
 	}
 	defer m.close()
 	for {
 		group, err := m.nextGroup()
 		if err != nil {
-			return fmt.Errorf("compact: %w", err)
+			return nil, fmt.Errorf("compact: %w", err)
 		}
 		if group == nil {
-			return nil
+			var taken []takenRows
+			for _, r := range runs {
+				taken = append(taken, r.taken...)
+			}
+			return taken, nil
 		}
 		if lookup && !anyAboveLevel0(group) {
 			c.lookup.add(group[0].cur.Key())
@@ -180,7 +275,7 @@ func (c *compaction) mergeSection(section []SortedRun, lookup bool, w RowWriter)
 			continue
 		}
 		if err := w.Write(best.cur); err != nil {
-			return fmt.Errorf("compact: write: %w", err)
+			return nil, fmt.Errorf("compact: write: %w", err)
 		}
 	}
 }

@@ -74,7 +74,25 @@ func (b *DataBucketFiles) Open(f DataFileMeta, deleted *roaring.Bitmap) (RowIter
 		d.Close()
 		return nil, fmt.Errorf("data file %s: %d rows, manifest says %d", b.path(f), d.NumRows(), f.RowCount)
 	}
-	return &dataFileRows{b: b, d: d, deleted: deleted, i: -1}, nil
+	return &dataFileRows{b: b, d: d, deleted: deleted, i: -1, end: d.NumRows()}, nil
+}
+
+// OpenRange reads the rows of f from the first page that may hold a key
+// >= lo to the last that may hold one <= hi: a bounded rewrite pays for
+// its share of a file, not for the whole file.
+func (b *DataBucketFiles) OpenRange(f DataFileMeta, deleted *roaring.Bitmap, lo, hi []byte) (RowIterator, error) {
+	it, err := b.Open(f, deleted)
+	if err != nil || (lo == nil && hi == nil) {
+		return it, err
+	}
+	rows := it.(*dataFileRows)
+	a, z, err := rows.d.rowRange(keyRange{lo: lo, hi: hi, hiIncl: hi != nil})
+	if err != nil {
+		rows.d.Close()
+		return nil, err
+	}
+	rows.next, rows.end = a, z
+	return rows, nil
 }
 
 // FindKeys looks keys up in f through its page index: pages whose bounds
@@ -143,6 +161,7 @@ type dataFileRows struct {
 	keyEnds []int32 // keys[keyEnds[i-1]:keyEnds[i]] is row i's key
 	i       int     // current row in chunk
 	next    int64   // file position of the next chunk
+	end     int64   // file position after the last row to read
 	err     error
 	// holder, when set, holds back rows of the chunk and takes them before
 	// the chunk's buffers are reused.
@@ -168,10 +187,10 @@ func (it *dataFileRows) load() bool {
 	if it.holder != nil {
 		it.holder.take()
 	}
-	if it.next >= it.d.NumRows() {
+	if it.next >= it.end {
 		return false
 	}
-	hi := min(it.next+bucketFilesChunkRows, it.d.NumRows())
+	hi := min(it.next+bucketFilesChunkRows, it.end)
 	if err := it.d.readChunk(it.next, hi, &it.chunk); err != nil {
 		it.err = err
 		return false

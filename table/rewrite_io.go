@@ -10,6 +10,10 @@ type BucketFiles interface {
 	// Open reads the rows of f in key order, skipping the positions in
 	// deleted (nil: none).
 	Open(f DataFileMeta, deleted *roaring.Bitmap) (RowIterator, error)
+	// OpenRange is Open for a caller that wants only the rows with encoded
+	// keys in [lo, hi] (nil: unbounded): it may skip rows outside, through
+	// the file's page index, but need not skip them all.
+	OpenRange(f DataFileMeta, deleted *roaring.Bitmap, lo, hi []byte) (RowIterator, error)
 	// ReadKeys calls fn with the key of each row of f not in deleted, in
 	// key order; the key is valid only during the call.
 	ReadKeys(f DataFileMeta, deleted *roaring.Bitmap, fn func(key []byte)) error

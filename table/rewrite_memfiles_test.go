@@ -71,6 +71,12 @@ func (b *memBucket) Open(f DataFileMeta, deleted *roaring.Bitmap) (RowIterator, 
 	return &memIter{rows: rows, deleted: deleted, i: -1}, nil
 }
 
+// OpenRange skips nothing, as the interface allows: the merge must bound
+// the rows itself.
+func (b *memBucket) OpenRange(f DataFileMeta, deleted *roaring.Bitmap, _, _ []byte) (RowIterator, error) {
+	return b.Open(f, deleted)
+}
+
 func (b *memBucket) ReadKeys(f DataFileMeta, deleted *roaring.Bitmap, fn func(key []byte)) error {
 	it, err := b.Open(f, deleted)
 	if err != nil {

@@ -17,6 +17,19 @@ type runIterator struct {
 	level int32       // level of the current file
 	order int         // position among the merged runs, for stable ties
 	prev  []byte      // the previous key, to check that keys ascend
+	// A bounded run yields only the keys k with after < k <= upTo (encoded;
+	// nil: unbounded) and records, per file, the positions it yielded.
+	bounded     bool
+	after, upTo []byte
+	taken       []takenRows
+}
+
+// takenRows are the positions [first, last] of a file a bounded run
+// yielded. Rows between them that it did not yield were already deleted:
+// a file holds its keys in position order.
+type takenRows struct {
+	file        string
+	first, last int64
 }
 
 // advance moves to the next row, opening files as needed; false at the end.
@@ -25,6 +38,19 @@ func (r *runIterator) advance() (bool, error) {
 		if r.cur != nil {
 			if r.cur.Next() {
 				r.key = r.cur.Key()
+				if !r.bounded {
+					return true, nil
+				}
+				if r.after != nil && bytes.Compare(r.key, r.after) <= 0 {
+					continue
+				}
+				if r.upTo != nil && bytes.Compare(r.key, r.upTo) > 0 {
+					// Past the bounds: the run's later files start later still.
+					r.close()
+					r.next = len(r.run)
+					return false, nil
+				}
+				r.take(r.cur.Pos())
 				return true, nil
 			}
 			err := r.cur.Err()
@@ -40,13 +66,29 @@ func (r *runIterator) advance() (bool, error) {
 			return false, nil
 		}
 		f := r.run[r.next]
-		it, err := r.files.Open(f, r.dvs[f.FileName])
+		var it RowIterator
+		var err error
+		if r.bounded {
+			it, err = r.files.OpenRange(f, r.dvs[f.FileName], r.after, r.upTo)
+		} else {
+			it, err = r.files.Open(f, r.dvs[f.FileName])
+		}
 		if err != nil {
 			return false, fmt.Errorf("open %s: %w", f.FileName, err)
 		}
 		r.cur, r.level = it, f.Level
 		r.next++
 	}
+}
+
+// take records that the current file's row at pos was yielded.
+func (r *runIterator) take(pos int64) {
+	name := r.run[r.next-1].FileName
+	if n := len(r.taken); n > 0 && r.taken[n-1].file == name {
+		r.taken[n-1].last = pos
+		return
+	}
+	r.taken = append(r.taken, takenRows{file: name, first: pos, last: pos})
 }
 
 func (r *runIterator) close() {

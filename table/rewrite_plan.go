@@ -25,6 +25,24 @@ type CompactStep struct {
 	// row found there is marked deleted, so the level >= 1 files stay
 	// standalone-correct.
 	Lookup bool
+	// Bounds, when set, limit a StepRewrite of one section to a key range
+	// (see KeyBounds), so a compaction too large for one step can be cut
+	// inside a section. Never with Lookup.
+	Bounds *KeyBounds
+}
+
+// KeyBounds select the keys k with After < k <= UpTo (serialized key
+// BinaryRows; nil After: from the first key, nil UpTo: to the last). A
+// bounded rewrite writes the newest row of each such key at the output level
+// and marks the rows it took in their inputs' deletion vectors, so each key
+// keeps exactly one live row and every level stays standalone-correct; an
+// input left without a live row is deleted. So an input that reaches past
+// UpTo stays where it is for the steps of the later key ranges, and an input
+// may join a compaction between its steps (a barrier round's output): its
+// rows before the bounds stay live. An input at the output level must lie
+// wholly within the bounds, or the output would overlap it.
+type KeyBounds struct {
+	After, UpTo []byte
 }
 
 // CompactPlan is a compaction unit turned into steps, the way Paimon's
