@@ -333,3 +333,73 @@ func probeRecord(sch *arrow.Schema, keys []int64) arrow.RecordBatch {
 	}
 	return rb.NewRecordBatch()
 }
+
+// BenchmarkSyncWait replays the sync phase of a dedup over a growing
+// high-cardinality key space (Nexmark q18): each checkpoint inserts 20000
+// new keys and updates 5000 old ones, all spread over the key space, so
+// every run spans it. Time is counted in bytes read, so the figures do not
+// depend on the machine: between two barriers shaping reads 4 MiB (its
+// speed against the interval), then the barrier arrives and waits for the
+// step in progress to finish (wait-KiB: what that step reads past the
+// interval), and its round runs (round-read-KiB, round-written-KiB).
+// Reported: p50, p99 and max over the checkpoints.
+func BenchmarkSyncWait(b *testing.B) {
+	const checkpoints, interval = 150, 4 << 20
+	for i := 0; i < b.N; i++ {
+		e := newEnv(b, 1, map[string]string{table.OptionTargetFileSize: "8mb"})
+		s := benchSession(b, e, Config{StepBytes: 2 << 20})
+		rng := rand.New(rand.NewPCG(7, 8))
+		next := int64(0)
+		var waits, reads, writes []int64
+		for chk := 0; chk < checkpoints; chk++ {
+			keys := make([]int64, 0, 25000)
+			for range 20000 {
+				keys = append(keys, 2*(rng.Int64N(1<<40)))
+			}
+			if next > 0 {
+				keys = append(keys, randomKeys(rng, next, 5000)...)
+			}
+			next += 20000
+			slices.Sort(keys)
+			keys = slices.Compact(keys)
+			snap := e.bulk(keys, len(keys), fmt.Sprintf("c%d", chk))
+			var shaped, wait int64
+			for shaped < interval {
+				j := s.NextJob(e.now)
+				if j == nil {
+					break
+				}
+				_, r0 := e.fio.dataReads()
+				if err := s.Finish(j.Run()); err != nil {
+					b.Fatal(err)
+				}
+				_, r1 := e.fio.dataReads()
+				shaped += r1 - r0
+				wait = max(0, shaped-interval)
+			}
+			_, r0 := e.fio.dataReads()
+			w0 := s.Stats().RoundBytes
+			e.barrier(s, snap)
+			_, r1 := e.fio.dataReads()
+			waits = append(waits, wait)
+			reads = append(reads, r1-r0)
+			writes = append(writes, s.Stats().RoundBytes-w0)
+		}
+		pct := func(xs []int64, p int) float64 {
+			xs = slices.Clone(xs)
+			slices.Sort(xs)
+			return float64(xs[(len(xs)-1)*p/100]) / 1024
+		}
+		for _, m := range []struct {
+			name string
+			xs   []int64
+		}{{"wait", waits}, {"round-read", reads}, {"round-written", writes}} {
+			b.ReportMetric(pct(m.xs, 50), m.name+"-p50-KiB")
+			b.ReportMetric(pct(m.xs, 99), m.name+"-p99-KiB")
+			b.ReportMetric(pct(m.xs, 100), m.name+"-max-KiB")
+		}
+		st := s.Stats()
+		b.ReportMetric(float64(st.ShapingBytes+st.RoundBytes)/float64(1<<20), "rewritten-MiB")
+		b.ReportMetric(float64(s.Backpressure().SortedRuns), "runs")
+	}
+}

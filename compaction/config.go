@@ -17,9 +17,13 @@ type Config struct {
 	// before shaping resumes, so on average shaping stays within the budget.
 	ShapingBudget int64
 	// StepBytes bounds the input of one shaping step, so a barrier waits at
-	// most that much merging. A key-disjoint section of a compaction is
-	// never split, so a step can exceed it by one section. 0: the table's
-	// target file size.
+	// most that much merging. A compaction is cut between key-disjoint
+	// sections, and a larger section by key range between the files of its
+	// output level, which rewrites write at no more than StepBytes/2 each
+	// (below the table's target file size) so later compactions can be cut
+	// too. A step exceeds StepBytes only by a file written larger before, or
+	// by a section of level-0 rows. 0: DefaultStepBytes, or twice the
+	// target file size when that is smaller.
 	StepBytes int64
 	// TTL, when set, drops rows past their time-to-live.
 	TTL *TTL
@@ -48,12 +52,16 @@ type TTL struct {
 // DefaultCommitUser is the commit user when Config leaves it empty.
 const DefaultCommitUser = "lakestate-maintenance"
 
+// DefaultStepBytes is the input of a shaping step when Config leaves
+// StepBytes at 0: what a checkpoint's sync phase may wait for.
+const DefaultStepBytes = 32 << 20
+
 func (c Config) withDefaults(targetFileSize int64) (Config, error) {
 	if c.CommitUser == "" {
 		c.CommitUser = DefaultCommitUser
 	}
 	if c.StepBytes == 0 {
-		c.StepBytes = targetFileSize
+		c.StepBytes = min(DefaultStepBytes, 2*targetFileSize)
 	}
 	switch {
 	case c.ShapingBudget < 0:
@@ -66,6 +74,13 @@ func (c Config) withDefaults(targetFileSize int64) (Config, error) {
 		return c, fmt.Errorf("compaction: TTL needs a field and a positive duration, got %q and %d ms", c.TTL.Field, c.TTL.Millis)
 	}
 	return c, nil
+}
+
+// fileBytes is the size at which the session's rewrites roll to a new file:
+// half a step, so that a step can take a file of its output level whole,
+// but never above the table's target.
+func (c Config) fileBytes(targetFileSize int64) int64 {
+	return max(1, min(targetFileSize, c.StepBytes/2))
 }
 
 // expiredAt is the write time at or before which a row has expired at now.

@@ -14,6 +14,11 @@
 // Between barriers the session shapes the tree with universal compaction
 // picks (size amplification, size ratio, run count), cut into steps that run
 // on the executor one at a time, so a barrier waits for at most one step.
+// A compaction whose runs all span the key space is cut by key range: each
+// step rewrites one range of every run, and the rows it took stay behind
+// in deletion vectors until a later step takes the rest of their file, so
+// the tree is standalone-correct between steps and barrier rounds run
+// between them.
 // When universal compaction has nothing to do, shaping frees level 1, so
 // that the next round is a pure upgrade rather than a merge.
 // Shaping may add only a budget of new bytes per checkpoint interval, which

@@ -175,9 +175,14 @@ func (s *Session) bucketJob(tr *tree, nowMillis int64) (j *Job, ok bool) {
 		base.Kind, base.dropped, base.info = JobDropExpired, dropped, s.commitInfo(nowMillis)
 		return &base, true
 	}
-	if len(tr.pending) > 0 && !planValid(s.cmp, tr.pending[0], tr.levels) {
-		// A barrier round took some of its input: pick again.
-		tr.pending = nil
+	if len(tr.pending) > 0 {
+		plan, ok := refreshPlan(s.cmp, tr.pending[0].plan, tr.levels)
+		if ok {
+			tr.pending[0].plan = plan
+		} else {
+			// The tree changed under the rest of the compaction: pick again.
+			tr.pending = nil
+		}
 	}
 	if len(tr.pending) == 0 {
 		unit, ok := s.opts.Universal().Pick(tr.levels.NumLevels(), tr.levels.SortedRuns())
@@ -191,13 +196,13 @@ func (s *Session) bucketJob(tr *tree, nowMillis int64) (j *Job, ok bool) {
 		if !ok {
 			return nil, false
 		}
-		tr.pending = splitPlan(table.PlanCompaction(s.cmp, unit, tr.levels, s.opts), s.cfg.StepBytes)
+		tr.pending = splitPlan(s.cmp, table.PlanCompaction(s.cmp, unit, tr.levels, s.opts), s.cfg.StepBytes)
 		if len(tr.pending) == 0 {
 			return nil, false
 		}
 	}
-	plan := tr.pending[0]
-	if !s.budget.allows(rewriteBytes(plan)) {
+	plan := tr.pending[0].plan
+	if !s.budget.allows(tr.pending[0].bytes) {
 		return nil, true
 	}
 	tr.pending = tr.pending[1:]
@@ -243,6 +248,9 @@ func (s *Session) Finish(r *JobResult) error {
 		s.stats.Shifts++
 	case JobShape:
 		s.stats.Steps++
+		if slices.ContainsFunc(j.plan.Steps, func(st table.CompactStep) bool { return st.Bounds != nil }) {
+			s.stats.BoundedSteps++
+		}
 		written := int64(0)
 		for _, f := range newFiles(r.res) {
 			written += f.FileSize

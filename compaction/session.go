@@ -51,8 +51,11 @@ type Stats struct {
 	RoundCommits  int   // barrier rounds that committed
 	RoundBytes    int64 // bytes of the files barrier rounds rewrote
 	Steps         int   // shaping steps committed
-	Shifts        int   // runs moved down a level to free level 1
-	ShapingBytes  int64
+	// BoundedSteps counts the shaping steps that rewrote a key range of a
+	// section too large for one step (see table.KeyBounds).
+	BoundedSteps int
+	Shifts       int // runs moved down a level to free level 1
+	ShapingBytes int64
 	// IntervalShapingBytes is what shaping wrote since the last barrier.
 	IntervalShapingBytes int64
 	FilesExpired         int // files dropped whole because every row expired
@@ -76,6 +79,12 @@ func NewSession(t Table, cfg Config, firstCommitID int64) (*Session, error) {
 	cfg, err = cfg.withDefaults(opts.TargetFileSize)
 	if err != nil {
 		return nil, err
+	}
+	if fb := cfg.fileBytes(opts.TargetFileSize); fb < opts.TargetFileSize {
+		// A file is small, and merged with its neighbours rather than
+		// moved, in proportion to the size rewrites roll at.
+		opts.SmallFileSize = int64(float64(opts.SmallFileSize) * float64(fb) / float64(opts.TargetFileSize))
+		opts.TargetFileSize = fb
 	}
 	if cfg.TTL != nil {
 		if i := s.FieldIndex(cfg.TTL.Field); i < 0 || s.Fields[i].Type.Root != table.TypeBigInt {

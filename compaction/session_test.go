@@ -162,7 +162,7 @@ func TestShapingBudgetCapsBytesPerInterval(t *testing.T) {
 		e.checkModel(nil)
 		return out, s.Stats().ShapingBytes
 	}
-	const budget = 12 << 10
+	const budget = 6 << 10
 	free, freeTotal := run(0)
 	capped, cappedTotal := run(budget)
 	t.Logf("without budget %v (total %d)", free, freeTotal)

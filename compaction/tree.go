@@ -21,7 +21,7 @@ type tree struct {
 	dvs       table.DeletionVectors
 	// pending are the remaining steps of the shaping compaction in
 	// progress, run before anything is picked again.
-	pending []table.CompactPlan
+	pending []shapingStep
 	// lookups keeps the files barrier rounds look keys up in open across
 	// rounds, so a round pays for the pages its keys touch, not for opening
 	// the deep files again.
