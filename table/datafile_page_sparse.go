@@ -148,42 +148,74 @@ func (d *DataFile) pageLayout(g *rowGroupInfo, c, p int, sc *pageScratch) *pageL
 	return lay
 }
 
-// learnLayout reads page s whole and finds where its values lie.
+// learnPrefix is the bytes of a page of fixed-width values learnLayout
+// reads first: header and definition levels usually fit.
+const learnPrefix = 512
+
+// learnLayout reads page s and finds where its values lie: of fixed-width
+// values, from the page's first bytes (header and definition levels); of
+// byte arrays, from the whole page, whose length prefixes it walks.
 func (d *DataFile) learnLayout(g *rowGroupInfo, c int, s pageSpan, sc *pageScratch) *pageLayout {
 	start, end := chunkRange(d.chunkMeta(g, c))
 	if s.off < start || s.size <= 0 || s.off+s.size > end {
 		return noLayout
 	}
-	raw, err := sc.bytes(d.f, s.off, s.size)
-	if err != nil {
-		return noLayout
+	read := s.size
+	if d.leaves[c].fixedWidth() > 0 {
+		read = min(s.size, learnPrefix)
 	}
+	for {
+		raw, err := sc.bytes(d.f, s.off, read)
+		if err != nil {
+			return noLayout
+		}
+		lay, short := d.layoutOf(c, s, raw, sc)
+		if !short || read == s.size {
+			return lay
+		}
+		read = s.size
+	}
+}
+
+// layoutOf finds the layout of page s of column c from its first bytes
+// raw; short says raw ends before what it needs.
+func (d *DataFile) layoutOf(c int, s pageSpan, raw []byte, sc *pageScratch) (_ *pageLayout, short bool) {
 	h, n, err := parsePageHeader(raw)
+	if errors.Is(err, errShortHeader) {
+		return noLayout, true
+	}
 	rows := int(s.end - s.first)
 	if err != nil || h.typ != pageTypeData || !h.hasData || h.encoding != encodingPlain ||
 		h.compressed != h.uncompressed || h.compressed < 0 || int64(n)+int64(h.compressed) > s.size || int(h.numValues) != rows {
-		return noLayout
+		return noLayout, false
 	}
-	body := raw[n : n+int(h.compressed)]
+	full := int(h.compressed) // bytes of the body, of which raw may hold a part
+	body := raw[n:min(len(raw), n+full)]
 	values := int64(n)
 	lay := new(pageLayout)
 	leaf := d.leaves[c]
 	if leaf.maxDef > 0 {
-		if h.defEncoding != encodingRLE || len(body) < 4 {
-			return noLayout
+		if h.defEncoding != encodingRLE || full < 4 {
+			return noLayout, false
+		}
+		if len(body) < 4 {
+			return noLayout, true
 		}
 		k := binary.LittleEndian.Uint32(body)
+		if uint64(k) > uint64(full-4) {
+			return noLayout, false
+		}
 		if uint64(k) > uint64(len(body)-4) {
-			return noLayout
+			return noLayout, true
 		}
 		sc.defs = grow(sc.defs, rows)
 		if decodeHybrid(body[4:4+k], 1, sc.defs) != nil {
-			return noLayout
+			return noLayout, false
 		}
 		nonNull := 0
 		for _, x := range sc.defs {
 			if x > leaf.maxDef {
-				return noLayout
+				return noLayout, false
 			}
 			if x == leaf.maxDef {
 				nonNull++
@@ -192,30 +224,34 @@ func (d *DataFile) learnLayout(g *rowGroupInfo, c int, s pageSpan, sc *pageScrat
 		if nonNull < rows {
 			lay.valid = make([]uint64, (rows+63)/64)
 			lay.before = make([]uint32, len(lay.valid))
-			n := 0
+			seen := 0
 			for r, x := range sc.defs {
 				if r%64 == 0 {
-					lay.before[r/64] = uint32(n)
+					lay.before[r/64] = uint32(seen)
 				}
 				if x == leaf.maxDef {
 					lay.valid[r/64] |= 1 << (r % 64)
-					n++
+					seen++
 				}
 			}
 		}
 		body = body[4+k:]
+		full -= 4 + int(k)
 		values += 4 + int64(k)
 		rows = nonNull
 	}
 	lay.values = values
 	if w := leaf.fixedWidth(); w > 0 {
-		if uint64(rows)*uint64(w) > uint64(len(body)) {
-			return noLayout
+		if uint64(rows)*uint64(w) > uint64(full) {
+			return noLayout, false
 		}
-		return lay
+		return lay, false
 	}
 	if leaf.kind != parquet.ByteArray {
-		return noLayout
+		return noLayout, false
+	}
+	if len(body) < full {
+		return noLayout, true
 	}
 	marks := make([]uint32, 0, (rows+layoutMark-1)/layoutMark+1)
 	at := uint64(0)
@@ -224,13 +260,13 @@ func (d *DataFile) learnLayout(g *rowGroupInfo, c int, s pageSpan, sc *pageScrat
 			marks = append(marks, uint32(at))
 		}
 		if at+4 > uint64(len(body)) {
-			return noLayout
+			return noLayout, false
 		}
 		at += 4 + uint64(binary.LittleEndian.Uint32(body[at:]))
 		if at > uint64(len(body)) {
-			return noLayout
+			return noLayout, false
 		}
 	}
 	lay.marks = append(marks, uint32(at))
-	return lay
+	return lay, false
 }

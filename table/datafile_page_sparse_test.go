@@ -128,8 +128,12 @@ func sparseReadBytes(t *testing.T, d *DataFile) {
 		c := d.fieldCols[d.schema.FieldIndex(name)]
 		s := g.pages[c][1]
 		v := newColVec(columnType(d, c))
+		counted.bytes = 0
 		if err := d.decodePageRows(g, c, 1, []int32{200}, v, new(pageScratch)); err != nil { // learns
 			t.Fatal(err)
+		}
+		if fixed := d.leaves[c].fixedWidth() > 0; fixed && counted.bytes >= s.size/2 {
+			t.Errorf("%s: learning the layout read %d bytes of a %d-byte page", name, counted.bytes, s.size)
 		}
 		counted.bytes = 0
 		if err := d.decodePageRows(g, c, 1, []int32{200}, v, new(pageScratch)); err != nil {

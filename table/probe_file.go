@@ -128,6 +128,7 @@ type probeMatch struct {
 type probeScratch struct {
 	keyVecs []*colVec
 	page    keyPage // a page decoded into keyVecs
+	want    []int64 // a probe key's fields, for packed pages
 	enc     []byte
 	last    []byte
 }
@@ -198,8 +199,8 @@ func (d *DataFile) lookup(keys [][]byte, ids []int32, out []probeMatch) (_ []pro
 		}
 		var r int
 		var eq bool
-		if want, ok := page.packedWant(ks); ok {
-			r, eq = page.packed.search(want)
+		if sc.want = grow(sc.want, len(types)); page.packedWant(ks, sc.want) {
+			r, eq = page.packed.search(sc.want)
 		} else if ik, ok := newIntKey(page.vecs, types, rows, ks); ok {
 			r = searchFrom(from, rows, func(i int) bool { return ik.cmp(i) >= 0 })
 			eq = r < rows && ik.cmp(r) == 0
@@ -360,8 +361,8 @@ func (kr *keyPageReader) page(p int, sc *probeScratch) (*keyPage, error) {
 	pb := &kr.pages[p]
 	from, rows := pb.pinned, int(pb.span.end-pb.span.first)
 	size := rows * 8 * (len(kr.d.keyTypes) - from)
-	if from == len(kr.d.keyTypes)-1 {
-		size /= 2 // one field: likely packed
+	if intKeyFields(kr.d.keyTypes[from:]) {
+		size = rows * 4 // likely packed
 	}
 	if !cache.admits(size) {
 		sc.prepare(kr.d.keyTypes)
@@ -383,10 +384,8 @@ func (kr *keyPageReader) page(p int, sc *probeScratch) (*keyPage, error) {
 		return nil, err
 	}
 	page := &keyPage{vecs: vecs[from:]}
-	if from == len(vecs)-1 {
-		if pk := packKeys(vecs[from], kr.d.keyTypes[from], rows); pk != nil {
-			page = &keyPage{packed: pk}
-		}
+	if pk := packKeys(vecs[from:], kr.d.keyTypes[from:], rows); pk != nil {
+		page = &keyPage{packed: pk}
 	}
 	cache.add(id, page)
 	return page, nil

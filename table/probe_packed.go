@@ -5,63 +5,128 @@ import (
 	"sort"
 )
 
-// packBlock is the rows of a packed key page that share one base.
-const packBlock = 64
+// packBlocks are the most rows of a packed key page that share one base,
+// tried in turn: smaller blocks keep offsets of sparser keys in 2 bytes.
+var packBlocks = [...]int{64, 32, 16}
 
-// packedKeys is a cached key page whose one unpinned key field is a non-null
-// INT, DATE, BIGINT or TIMESTAMP (ascending, as the page's keys are): a base
-// per block of packBlock rows and each row's offset from its block's base in
-// 2 or 4 bytes. A state table's key after its pinned key group packs to a
-// quarter or half of its decoded size, so the key-page cache holds two to
-// four times the pages.
+// packedKeys is a cached key page whose unpinned key fields are all non-null
+// INT, DATE, BIGINT or TIMESTAMP fields. The page splits into segments,
+// runs of rows with equal leading fields (all fields but the last), kept
+// once per segment; the last field, ascending within a segment, is kept as
+// a base per block of up to 64, 32 or 16 rows (blocks start at segment
+// starts; the smallest packing wins)
+// and each row's offset from its block's base in 2 or 4 bytes. A state
+// table's key after its key group packs to a quarter or half of its
+// decoded size, also on pages where the key group changes, so the key-page
+// cache holds two to four times the pages.
 type packedKeys struct {
-	t     DataType
-	rows  int
-	width int // bytes per offset: 2 or 4
-	bases []int64
-	offs  []byte
+	types  []DataType
+	rows   int
+	lead   []int64 // segment s's leading fields: lead[s*(len(types)-1):]
+	segs   []int32 // first row of each segment, then rows
+	blocks []int32 // first row of each block, then rows
+	bases  []int64 // per block
+	width  int     // bytes per offset: 2 or 4
+	offs   []byte
 }
 
-// packKeys packs the rows of v, or returns nil when they do not pack: not
-// such a field, nulls, not ascending, or a block wider than 32 bits.
-func packKeys(v *colVec, t DataType, rows int) *packedKeys {
-	if t.Nullable || v.nulls > 0 || rows <= 0 || len(v.fixed) < rows*v.width {
-		return nil
-	}
-	var at func(i int) int64
+// intField reads row i of a vector of an integer key field; nil for other
+// fields.
+func intField(v *colVec, t DataType) func(i int) int64 {
 	switch {
+	case t.Nullable || v.nulls > 0:
+		return nil
 	case (t.Root == TypeInt || t.Root == TypeDate) && v.width == 4:
-		at = func(i int) int64 { return int64(int32(binary.LittleEndian.Uint32(v.fixed[4*i:]))) }
+		return func(i int) int64 { return int64(int32(binary.LittleEndian.Uint32(v.fixed[4*i:]))) }
 	case (t.Root == TypeBigInt || t.Root == TypeTimestamp) && v.width == 8:
-		at = func(i int) int64 { return int64(binary.LittleEndian.Uint64(v.fixed[8*i:])) }
-	default:
+		return func(i int) int64 { return int64(binary.LittleEndian.Uint64(v.fixed[8*i:])) }
+	}
+	return nil
+}
+
+// packKeys packs the rows of vecs (the unpinned key fields, of types), or
+// returns nil when they do not pack: other field types, nulls, keys not
+// ascending, or a block wider than 32 bits.
+func packKeys(vecs []*colVec, types []DataType, rows int) *packedKeys {
+	var best *packedKeys
+	for _, n := range packBlocks {
+		pk := packKeysIn(vecs, types, rows, n)
+		if pk == nil {
+			return nil // no block size changes why
+		}
+		if best == nil || pk.memSize() < best.memSize() {
+			best = pk
+		}
+		if pk.width == 2 {
+			break // smaller blocks only add bases
+		}
+	}
+	return best
+}
+
+// packKeysIn is packKeys with blocks of up to block rows.
+func packKeysIn(vecs []*colVec, types []DataType, rows, block int) *packedKeys {
+	if len(types) == 0 || rows <= 0 {
 		return nil
 	}
-	pk := &packedKeys{t: t, rows: rows, width: 2}
-	for lo := 0; lo < rows; lo += packBlock {
-		hi := min(rows, lo+packBlock)
-		for i := lo + 1; i < hi; i++ {
-			if at(i) <= at(i-1) {
+	fields := make([]func(int) int64, len(types))
+	for k, t := range types {
+		if len(vecs[k].fixed) < rows*vecs[k].width {
+			return nil
+		}
+		if fields[k] = intField(vecs[k], t); fields[k] == nil {
+			return nil
+		}
+	}
+	nl := len(types) - 1
+	last := fields[nl]
+	// cmpLead compares the leading fields of rows i and j.
+	cmpLead := func(i, j int) int {
+		for _, f := range fields[:nl] {
+			if a, b := f(i), f(j); a != b {
+				return cmpInt64(a, b)
+			}
+		}
+		return 0
+	}
+	pk := &packedKeys{types: types, rows: rows, width: 2}
+	for i := range rows {
+		newSeg := i == 0
+		if i > 0 {
+			switch c := cmpLead(i-1, i); {
+			case c > 0:
+				return nil
+			case c < 0:
+				newSeg = true
+			case last(i) <= last(i-1):
 				return nil
 			}
 		}
-		if lo > 0 && at(lo) <= at(lo-1) {
-			return nil
+		if newSeg {
+			pk.segs = append(pk.segs, int32(i))
+			for _, f := range fields[:nl] {
+				pk.lead = append(pk.lead, f(i))
+			}
 		}
-		switch span := uint64(at(hi-1)) - uint64(at(lo)); {
-		case span >= 1<<32:
+		if newSeg || i-int(pk.blocks[len(pk.blocks)-1]) == block {
+			pk.blocks = append(pk.blocks, int32(i))
+			pk.bases = append(pk.bases, last(i))
+		}
+		if span := uint64(last(i)) - uint64(pk.bases[len(pk.bases)-1]); span >= 1<<32 {
 			return nil
-		case span >= 1<<16:
+		} else if span >= 1<<16 {
 			pk.width = 4
 		}
 	}
-	pk.bases = make([]int64, 0, (rows+packBlock-1)/packBlock)
+	pk.segs = append(pk.segs, int32(rows))
+	pk.blocks = append(pk.blocks, int32(rows))
 	pk.offs = make([]byte, rows*pk.width)
+	b := 0
 	for i := range rows {
-		if i%packBlock == 0 {
-			pk.bases = append(pk.bases, at(i))
+		if int(pk.blocks[b+1]) == i {
+			b++
 		}
-		off := uint64(at(i)) - uint64(pk.bases[i/packBlock])
+		off := uint64(last(i)) - uint64(pk.bases[b])
 		if pk.width == 2 {
 			binary.LittleEndian.PutUint16(pk.offs[2*i:], uint16(off))
 		} else {
@@ -78,62 +143,116 @@ func (pk *packedKeys) off(i int) uint64 {
 	return uint64(binary.LittleEndian.Uint32(pk.offs[4*i:]))
 }
 
-func (pk *packedKeys) at(i int) int64 {
-	return int64(uint64(pk.bases[i/packBlock]) + pk.off(i))
+// upper returns the index of the first entry of s above row r, less one:
+// the segment or block holding r.
+func upper(s []int32, r int) int {
+	return sort.Search(len(s), func(i int) bool { return int(s[i]) > r }) - 1
 }
 
 // appendKey appends the order-preserving encoding of row r.
 func (pk *packedKeys) appendKey(dst []byte, r int) []byte {
-	if pk.t.Root == TypeInt || pk.t.Root == TypeDate {
-		return binary.BigEndian.AppendUint32(dst, uint32(int32(pk.at(r)))^1<<31)
+	nl := len(pk.types) - 1
+	s := upper(pk.segs, r)
+	for k, t := range pk.types[:nl] {
+		dst = appendIntKey(dst, t, pk.lead[s*nl+k])
 	}
-	return binary.BigEndian.AppendUint64(dst, uint64(pk.at(r))^1<<63)
+	b := upper(pk.blocks, r)
+	return appendIntKey(dst, pk.types[nl], int64(uint64(pk.bases[b])+pk.off(r)))
 }
 
-// want decodes an encoded key of the field; ok is false for other lengths.
-func (pk *packedKeys) want(ks []byte) (int64, bool) {
-	if pk.t.Root == TypeInt || pk.t.Root == TypeDate {
-		if len(ks) != 4 {
-			return 0, false
+func appendIntKey(dst []byte, t DataType, x int64) []byte {
+	if t.Root == TypeInt || t.Root == TypeDate {
+		return binary.BigEndian.AppendUint32(dst, uint32(int32(x))^1<<31)
+	}
+	return binary.BigEndian.AppendUint64(dst, uint64(x)^1<<63)
+}
+
+// want decodes an encoded key of the fields into w; ok is false when ks is
+// not such a key.
+func (pk *packedKeys) want(ks []byte, w []int64) bool {
+	for k, t := range pk.types {
+		if t.Root == TypeInt || t.Root == TypeDate {
+			if len(ks) < 4 {
+				return false
+			}
+			w[k] = int64(int32(binary.BigEndian.Uint32(ks) ^ 1<<31))
+			ks = ks[4:]
+			continue
 		}
-		return int64(int32(binary.BigEndian.Uint32(ks) ^ 1<<31)), true
+		if len(ks) < 8 {
+			return false
+		}
+		w[k] = int64(binary.BigEndian.Uint64(ks) ^ 1<<63)
+		ks = ks[8:]
 	}
-	if len(ks) != 8 {
-		return 0, false
-	}
-	return int64(binary.BigEndian.Uint64(ks) ^ 1<<63), true
+	return len(ks) == 0
 }
 
-// search returns the first row whose value is at least want, and whether
-// it equals want.
-func (pk *packedKeys) search(want int64) (int, bool) {
-	b := sort.Search(len(pk.bases), func(i int) bool { return pk.bases[i] > want }) - 1
-	if b < 0 {
-		return 0, false
+// search returns the first row whose key is at least w (one value per
+// field), and whether it equals w.
+func (pk *packedKeys) search(w []int64) (int, bool) {
+	nl := len(pk.types) - 1
+	nseg := len(pk.segs) - 1
+	// the first segment whose leading fields are at least w's
+	s := sort.Search(nseg, func(s int) bool {
+		for k := range nl {
+			if a := pk.lead[s*nl+k]; a != w[k] {
+				return a > w[k]
+			}
+		}
+		return true
+	})
+	if s == nseg {
+		return pk.rows, false
 	}
-	lo, hi := b*packBlock, min(pk.rows, (b+1)*packBlock)
+	for k := range nl {
+		if pk.lead[s*nl+k] != w[k] {
+			return int(pk.segs[s]), false // the segment starts above w
+		}
+	}
+	want := w[nl]
+	lo, hi := upper(pk.blocks, int(pk.segs[s])), upper(pk.blocks, int(pk.segs[s+1])-1)+1 // the segment's blocks
+	b := lo + sort.Search(hi-lo, func(i int) bool { return pk.bases[lo+i] > want }) - 1
+	if b < lo {
+		return int(pk.segs[s]), false
+	}
+	first, end := int(pk.blocks[b]), int(pk.blocks[b+1])
 	d := uint64(want) - uint64(pk.bases[b])
 	if d >= 1<<(8*pk.width) {
-		return hi, false // above every row of the block, below the next block's base
+		return end, false // above every row of the block, below the next block's base
 	}
-	for lo < hi { // first row of the block with off >= d
-		m := int(uint(lo+hi) >> 1)
+	for first < end { // first row of the block with off >= d
+		m := int(uint(first+end) >> 1)
 		if pk.off(m) < d {
-			lo = m + 1
+			first = m + 1
 		} else {
-			hi = m
+			end = m
 		}
 	}
-	return lo, lo < pk.rows && lo < (b+1)*packBlock && pk.off(lo) == d
+	return first, first < int(pk.blocks[b+1]) && pk.off(first) == d
 }
 
-func (pk *packedKeys) memSize() int { return 8*cap(pk.bases) + cap(pk.offs) + 64 }
+func (pk *packedKeys) memSize() int {
+	return 8*cap(pk.lead) + 4*cap(pk.segs) + 4*cap(pk.blocks) + 8*cap(pk.bases) + cap(pk.offs) + 96
+}
 
-// packedWant decodes the probe key suffix ks for a packed page; ok is false
-// when the page is not packed (or ks is not one encoded field).
-func (kp *keyPage) packedWant(ks []byte) (int64, bool) {
-	if kp.packed == nil {
-		return 0, false
+// packedWant decodes the probe key suffix ks for a packed page into w; ok
+// is false when the page is not packed (or ks is not its fields' key).
+func (kp *keyPage) packedWant(ks []byte, w []int64) bool {
+	return kp.packed != nil && kp.packed.want(ks, w)
+}
+
+// intKeyFields says whether every type is one packKeys may pack.
+func intKeyFields(types []DataType) bool {
+	for _, t := range types {
+		switch t.Root {
+		case TypeInt, TypeDate, TypeBigInt, TypeTimestamp:
+			if t.Nullable {
+				return false
+			}
+		default:
+			return false
+		}
 	}
-	return kp.packed.want(ks)
+	return len(types) > 0
 }

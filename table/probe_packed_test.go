@@ -34,7 +34,8 @@ func TestPackedKeysSearch(t *testing.T) {
 		width int
 	}{
 		{BigInt().NotNull(), 128, 0, 2},
-		{BigInt().NotNull(), 5000, -1 << 40, 4},
+		{BigInt().NotNull(), 5000, -1 << 40, 2}, // in 16-row blocks
+		{BigInt().NotNull(), 50000, -1 << 40, 4},
 		{BigInt().NotNull(), 3, math.MaxInt64 - 4000, 2},
 		{Int().NotNull(), 1000, -300000, 2},
 		{Int().NotNull(), 60000, math.MinInt32, 4},
@@ -52,7 +53,7 @@ func TestPackedKeysSearch(t *testing.T) {
 			if c.t.Root == TypeInt && vals[rows-1] > math.MaxInt32 {
 				continue
 			}
-			pk := packKeys(intVec(c.t, vals), c.t, rows)
+			pk := packKeys([]*colVec{intVec(c.t, vals)}, []DataType{c.t}, rows)
 			if pk == nil {
 				t.Fatalf("%v gap %d rows %d: did not pack", c.t, c.gap, rows)
 			}
@@ -70,7 +71,7 @@ func TestPackedKeysSearch(t *testing.T) {
 				}
 				wantR := sort.Search(rows, func(i int) bool { return vals[i] >= w })
 				wantEq := wantR < rows && vals[wantR] == w
-				gotR, gotEq := pk.search(w)
+				gotR, gotEq := pk.search([]int64{w})
 				if gotR != wantR || gotEq != wantEq {
 					t.Fatalf("%v rows %d: search %d = (%d, %v), want (%d, %v)", c.t, rows, w, gotR, gotEq, wantR, wantEq)
 				}
@@ -79,22 +80,86 @@ func TestPackedKeysSearch(t *testing.T) {
 				if string(enc) != string(dec) {
 					t.Fatalf("%v: row key %x, decoded %x", c.t, enc, dec)
 				}
-				if got, ok := pk.want(dec); !ok || got != vals[wantR%rows] {
-					t.Fatalf("%v: want(%x) = %d, %v", c.t, dec, got, ok)
+				if got := []int64{0}; !pk.want(dec, got) || got[0] != vals[wantR%rows] {
+					t.Fatalf("%v: want(%x) = %d", c.t, dec, got)
 				}
 			}
 		}
 	}
-	if pk := packKeys(intVec(BigInt().NotNull(), []int64{1, 3, 2}), BigInt().NotNull(), 3); pk != nil {
+	one := func(t DataType, vals ...int64) *packedKeys {
+		return packKeys([]*colVec{intVec(t, vals)}, []DataType{t}, len(vals))
+	}
+	if one(BigInt().NotNull(), 1, 3, 2) != nil {
 		t.Error("unsorted values packed")
 	}
-	if pk := packKeys(intVec(BigInt().NotNull(), []int64{0, 1 << 33}), BigInt().NotNull(), 2); pk != nil {
+	if one(BigInt().NotNull(), 0, 1<<33) != nil {
 		t.Error("a block wider than 32 bits packed")
 	}
-	if pk := packKeys(intVec(BigInt(), []int64{0, 1}), BigInt(), 2); pk != nil {
+	if one(BigInt(), 0, 1) != nil {
 		t.Error("a nullable field packed")
 	}
-	if pk := packKeys(intVec(Double().NotNull(), []int64{0, 1}), Double().NotNull(), 2); pk != nil {
+	if one(Double().NotNull(), 0, 1) != nil {
 		t.Error("a double packed")
+	}
+}
+
+// A page whose leading key field changes within it (a key group boundary)
+// packs in segments and finds what a search of the encoded keys finds;
+// leading fields that go down, or a last field that does not ascend within
+// a segment, do not pack.
+func TestPackedKeysSegments(t *testing.T) {
+	r := rand.New(rand.NewPCG(3, 4))
+	types := []DataType{Int().NotNull(), BigInt().NotNull()}
+	for _, rows := range []int{1, 2, 64, 65, 300, 1024} {
+		var kgs, keys []int64
+		kg, key := int64(-3), int64(1<<40)
+		for range rows {
+			if r.IntN(50) == 0 {
+				kg += 1 + r.Int64N(3)
+				key = r.Int64N(1000) - 500 // keys restart lower in the next group
+			}
+			kgs, keys = append(kgs, kg), append(keys, key)
+			key += 1 + r.Int64N(300)
+		}
+		vecs := []*colVec{intVec(types[0], kgs), intVec(types[1], keys)}
+		pk := packKeys(vecs, types, rows)
+		if pk == nil {
+			t.Fatalf("rows %d: did not pack", rows)
+		}
+		encoded := make([][]byte, rows)
+		for i := range rows {
+			encoded[i] = vecs[1].appendKey(vecs[0].appendKey(nil, types[0], i), types[1], i)
+			if got := pk.appendKey(nil, i); string(got) != string(encoded[i]) {
+				t.Fatalf("rows %d: row %d key %x, want %x", rows, i, got, encoded[i])
+			}
+		}
+		var probes [][2]int64
+		for range 400 {
+			i := r.IntN(rows)
+			for _, d := range [][2]int64{{0, 0}, {0, 1}, {0, -1}, {1, 0}, {-1, 0}, {0, 1 << 20}} {
+				probes = append(probes, [2]int64{kgs[i] + d[0], keys[i] + d[1]})
+			}
+		}
+		probes = append(probes, [2]int64{kgs[0] - 1, 0}, [2]int64{kgs[rows-1] + 1, 0})
+		for _, p := range probes {
+			enc := appendIntKey(appendIntKey(nil, types[0], p[0]), types[1], p[1])
+			want := sort.Search(rows, func(i int) bool { return string(encoded[i]) >= string(enc) })
+			wantEq := want < rows && string(encoded[want]) == string(enc)
+			w := make([]int64, 2)
+			if !pk.want(enc, w) || w[0] != p[0] || w[1] != p[1] {
+				t.Fatalf("want(%x) = %v", enc, w)
+			}
+			if got, eq := pk.search(w); got != want || eq != wantEq {
+				t.Fatalf("rows %d: search %v = (%d, %v), want (%d, %v)", rows, p, got, eq, want, wantEq)
+			}
+		}
+	}
+	down := []*colVec{intVec(types[0], []int64{2, 1}), intVec(types[1], []int64{0, 5})}
+	if packKeys(down, types, 2) != nil {
+		t.Error("a leading field going down packed")
+	}
+	flat := []*colVec{intVec(types[0], []int64{1, 1}), intVec(types[1], []int64{5, 5})}
+	if packKeys(flat, types, 2) != nil {
+		t.Error("a repeated key packed")
 	}
 }
