@@ -127,9 +127,7 @@ func (c *paimonCodec) writeRecord(rows []mutation) (arrow.Record, []table.ValueK
 			c.write = append(c.write, col)
 		}
 	}
-	if err := c.startColumns(rows); err != nil {
-		return nil, nil, err
-	}
+	c.startColumns(rows)
 	c.flat = slices.Grow(c.flat[:0], c.nPK)[:c.nPK]
 	defer clear(c.flat) // keep no key alive
 	nVals := len(c.cols) - c.nPK
@@ -159,6 +157,11 @@ func (c *paimonCodec) writeRecord(rows []mutation) (arrow.Record, []table.ValueK
 			vals[j].append(&m.vals[j])
 		}
 	}
+	for j := range c.write {
+		if col := &c.write[j]; col.kind == columnBytes && len(col.vals) > math.MaxInt32 {
+			return nil, nil, fmt.Errorf("state %q column %q: %d bytes in one flush, Arrow strings hold at most %d", c.l.Name, c.cols[j].Name, len(col.vals), math.MaxInt32)
+		}
+	}
 	cols := make([]arrow.Array, len(c.write))
 	for j := range c.write {
 		cols[j] = c.write[j].array()
@@ -170,37 +173,24 @@ func (c *paimonCodec) writeRecord(rows []mutation) (arrow.Record, []table.ValueK
 	return rec, kinds, nil
 }
 
-// startColumns sizes the flush columns for rows: a string column's bytes are
-// counted for a value column and bounded by the keys' length for a key
-// column.
-func (c *paimonCodec) startColumns(rows []mutation) error {
+// startColumns sizes the flush columns for rows; a key string column's bytes
+// are bounded by the keys' length.
+func (c *paimonCodec) startColumns(rows []mutation) {
 	keyBytes := -1
 	for j := range c.write {
 		col := &c.write[j]
 		n := 0
-		if col.kind == columnBytes {
-			if j < c.nPK {
-				if keyBytes < 0 {
-					keyBytes = 0
-					for i := range rows {
-						keyBytes += len(rows[i].key)
-					}
-				}
-				n = keyBytes
-			} else {
+		if col.kind == columnBytes && j < c.nPK {
+			if keyBytes < 0 {
+				keyBytes = 0
 				for i := range rows {
-					if m := &rows[i]; !m.delete && j-c.nPK < len(m.vals) {
-						n += len(m.vals[j-c.nPK].str)
-					}
+					keyBytes += len(rows[i].key)
 				}
 			}
-			if n > math.MaxInt32 {
-				return fmt.Errorf("state %q column %q: %d bytes in one flush, Arrow strings hold at most %d", c.l.Name, c.cols[j].Name, n, math.MaxInt32)
-			}
+			n = keyBytes
 		}
 		col.start(len(rows), n)
 	}
-	return nil
 }
 
 // newRecordAppender returns a record builder of a schema and, per column, a

@@ -24,6 +24,10 @@ type flushColumn struct {
 	valid []byte
 	vals  []byte  // fixed-width values, a boolean bitmap, or variable-length bytes
 	offs  []int32 // variable-length columns
+	// The bytes and rows of the column's last flush: a variable-length
+	// column's room is sized from them, since counting the bytes first
+	// would visit every row's datums twice.
+	lastBytes, lastRows int
 }
 
 type columnKind uint8
@@ -84,9 +88,12 @@ func (c *flushColumn) width() int {
 	return 0
 }
 
-// start makes room for n values (and data bytes of a variable-length
-// column).
+// start makes room for n values; a variable-length column's bytes are at
+// least data, or as many per row as in its last flush, with an eighth more.
 func (c *flushColumn) start(n, data int) {
+	if c.lastRows > 0 {
+		data = max(data, int(int64(c.lastBytes)*int64(n)/int64(c.lastRows)*9/8))
+	}
 	c.n, c.nulls = 0, 0
 	c.valid = make([]byte, bitmapBytes(n))
 	switch c.kind {
@@ -157,6 +164,9 @@ func (c *flushColumn) array() arrow.Array {
 	}
 	data := array.NewData(c.typ, c.n, bufs, nil, c.nulls, 0)
 	defer data.Release()
+	if c.kind == columnBytes {
+		c.lastBytes, c.lastRows = len(c.vals), c.n
+	}
 	c.valid, c.vals, c.offs = nil, nil, nil
 	return array.MakeFromData(data)
 }
