@@ -30,27 +30,44 @@ type packedKeys struct {
 	offs   []byte
 }
 
-// intField reads row i of a vector of an integer key field; nil for other
-// fields.
-func intField(v *colVec, t DataType) func(i int) int64 {
-	switch {
-	case t.Nullable || v.nulls > 0:
-		return nil
-	case (t.Root == TypeInt || t.Root == TypeDate) && v.width == 4:
-		return func(i int) int64 { return int64(int32(binary.LittleEndian.Uint32(v.fixed[4*i:]))) }
-	case (t.Root == TypeBigInt || t.Root == TypeTimestamp) && v.width == 8:
-		return func(i int) int64 { return int64(binary.LittleEndian.Uint64(v.fixed[8*i:])) }
+// intField appends the values of the first rows of a vector of an integer
+// key field to dst; ok is false for other fields.
+func intField(dst []int64, v *colVec, t DataType, rows int) (_ []int64, ok bool) {
+	if t.Nullable || v.nulls > 0 || len(v.fixed) < rows*v.width {
+		return dst, false
 	}
-	return nil
+	switch {
+	case (t.Root == TypeInt || t.Root == TypeDate) && v.width == 4:
+		for i := range rows {
+			dst = append(dst, int64(int32(binary.LittleEndian.Uint32(v.fixed[4*i:]))))
+		}
+	case (t.Root == TypeBigInt || t.Root == TypeTimestamp) && v.width == 8:
+		for i := range rows {
+			dst = append(dst, int64(binary.LittleEndian.Uint64(v.fixed[8*i:])))
+		}
+	default:
+		return dst, false
+	}
+	return dst, true
 }
 
 // packKeys packs the rows of vecs (the unpinned key fields, of types), or
 // returns nil when they do not pack: other field types, nulls, keys not
 // ascending, or a block wider than 32 bits.
 func packKeys(vecs []*colVec, types []DataType, rows int) *packedKeys {
+	if len(types) == 0 || rows <= 0 {
+		return nil
+	}
+	vals := make([]int64, 0, rows*len(types)) // field k's rows at vals[k*rows:]
+	for k, t := range types {
+		var ok bool
+		if vals, ok = intField(vals, vecs[k], t, rows); !ok {
+			return nil
+		}
+	}
 	var best *packedKeys
 	for _, n := range packBlocks {
-		pk := packKeysIn(vecs, types, rows, n)
+		pk := packKeysIn(vals, types, rows, n)
 		if pk == nil {
 			return nil // no block size changes why
 		}
@@ -64,26 +81,15 @@ func packKeys(vecs []*colVec, types []DataType, rows int) *packedKeys {
 	return best
 }
 
-// packKeysIn is packKeys with blocks of up to block rows.
-func packKeysIn(vecs []*colVec, types []DataType, rows, block int) *packedKeys {
-	if len(types) == 0 || rows <= 0 {
-		return nil
-	}
-	fields := make([]func(int) int64, len(types))
-	for k, t := range types {
-		if len(vecs[k].fixed) < rows*vecs[k].width {
-			return nil
-		}
-		if fields[k] = intField(vecs[k], t); fields[k] == nil {
-			return nil
-		}
-	}
+// packKeysIn is packKeys of the fields' values with blocks of up to block
+// rows.
+func packKeysIn(vals []int64, types []DataType, rows, block int) *packedKeys {
 	nl := len(types) - 1
-	last := fields[nl]
+	last := vals[nl*rows : (nl+1)*rows]
 	// cmpLead compares the leading fields of rows i and j.
 	cmpLead := func(i, j int) int {
-		for _, f := range fields[:nl] {
-			if a, b := f(i), f(j); a != b {
+		for k := range nl {
+			if a, b := vals[k*rows+i], vals[k*rows+j]; a != b {
 				return cmpInt64(a, b)
 			}
 		}
@@ -93,26 +99,30 @@ func packKeysIn(vecs []*colVec, types []DataType, rows, block int) *packedKeys {
 	for i := range rows {
 		newSeg := i == 0
 		if i > 0 {
-			switch c := cmpLead(i-1, i); {
+			c := 0
+			if nl > 0 {
+				c = cmpLead(i-1, i)
+			}
+			switch {
 			case c > 0:
 				return nil
 			case c < 0:
 				newSeg = true
-			case last(i) <= last(i-1):
+			case last[i] <= last[i-1]:
 				return nil
 			}
 		}
 		if newSeg {
 			pk.segs = append(pk.segs, int32(i))
-			for _, f := range fields[:nl] {
-				pk.lead = append(pk.lead, f(i))
+			for k := range nl {
+				pk.lead = append(pk.lead, vals[k*rows+i])
 			}
 		}
 		if newSeg || i-int(pk.blocks[len(pk.blocks)-1]) == block {
 			pk.blocks = append(pk.blocks, int32(i))
-			pk.bases = append(pk.bases, last(i))
+			pk.bases = append(pk.bases, last[i])
 		}
-		if span := uint64(last(i)) - uint64(pk.bases[len(pk.bases)-1]); span >= 1<<32 {
+		if span := uint64(last[i]) - uint64(pk.bases[len(pk.bases)-1]); span >= 1<<32 {
 			return nil
 		} else if span >= 1<<16 {
 			pk.width = 4
@@ -126,7 +136,7 @@ func packKeysIn(vecs []*colVec, types []DataType, rows, block int) *packedKeys {
 		if int(pk.blocks[b+1]) == i {
 			b++
 		}
-		off := uint64(last(i)) - uint64(pk.bases[b])
+		off := uint64(last[i]) - uint64(pk.bases[b])
 		if pk.width == 2 {
 			binary.LittleEndian.PutUint16(pk.offs[2*i:], uint16(off))
 		} else {
