@@ -17,8 +17,10 @@ import (
 // whole: after the header and the definition levels, at a fixed stride, or
 // for byte arrays after a known offset every layoutMark values; where the
 // page holds nulls, a row's value index is the count of non-null rows
-// before it. The first sparse read of such a page reads it whole and keeps
-// that layout; later ones read only the bytes of the wanted rows.
+// before it. The first sparse read of such a page learns that layout (from
+// the header and definition levels for fixed-width values, from the whole
+// page for byte arrays) and keeps it; later ones read only the bytes of the
+// wanted rows.
 
 // layoutMark is the spacing, in values, of the byte-array offsets a page
 // layout keeps: a sparse read walks at most this many length prefixes.
@@ -46,8 +48,9 @@ func (l *pageLayout) valueOf(r int) int {
 	return int(l.before[w]) + bits.OnesCount64(l.valid[w]&(1<<bit-1))
 }
 
-// noLayout marks a page whose rows are not read alone (it holds nulls, or
-// is not a PLAIN data page); its reads take the general path.
+// noLayout marks a page whose rows are not read alone (not a PLAIN data
+// page, or not one the layout reader understands); its reads take the
+// general path, which reports what is wrong with it.
 var noLayout = &pageLayout{values: -1}
 
 // chunkLayouts holds the learnt layouts of a column chunk's pages.
