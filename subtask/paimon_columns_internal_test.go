@@ -3,6 +3,7 @@ package subtask
 import (
 	"fmt"
 	"math"
+	"slices"
 	"testing"
 
 	"github.com/lakestate/lakestate/table"
@@ -111,6 +112,64 @@ func TestFlushColumnsRoundTripEveryType(t *testing.T) {
 			if !got[j].Equal(want) {
 				t.Errorf("row %d column %q reads %+v, want %+v", i, value[j].Name, got[j], want)
 			}
+		}
+	}
+}
+
+// Map entries flush and read back under their own keys when the keys'
+// encodings extend one another (a string key that is a prefix of the next,
+// escaped zero bytes), several entries per key.
+func TestFlushRoundTripKeysExtendingOneAnother(t *testing.T) {
+	b, err := OpenPaimon(t.TempDir(), PaimonOptions{NoDeletionVectors: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer b.Close()
+	l, err := newLayout(Layout{Name: "m", Kind: KindMap,
+		Key:   []Column{{Name: "k", Type: table.String().NotNull()}},
+		Sub:   []Column{{Name: "e", Type: table.String().NotNull()}, {Name: "n", Type: table.BigInt().NotNull()}},
+		Value: []Column{{Name: "v", Type: table.BigInt()}}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ct, err := b.open(l)
+	if err != nil {
+		t.Fatal(err)
+	}
+	pt := ct.(*paimonTable)
+	keys := []string{"a", "a\x00", "a\x00b", "ab", "b"}
+	var rows []mutation
+	want := map[string]string{}
+	for ki, k := range keys {
+		prefix := l.AppendKey(nil, Key{Group: 1, Cols: Row{Str(k)}})
+		for e := range 3 {
+			sub := Row{Str(keys[(ki+e)%len(keys)]), Int(int64(e - 1))}
+			key := string(l.appendSub(slices.Clone(prefix), sub))
+			rows = append(rows, mutation{key: key, vals: Row{Int(int64(ki*10 + e))}})
+			want[key] = fmt.Sprintf("%q/%q,%d=%d", k, sub[0].Str(), sub[1].Int(), ki*10+e)
+		}
+	}
+	sortMutations(rows)
+	if err := pt.write(rows, 0); err != nil {
+		t.Fatal(err)
+	}
+	var prefixes []string
+	for _, k := range keys {
+		prefixes = append(prefixes, string(l.AppendKey(nil, Key{Group: 1, Cols: Row{Str(k)}})))
+	}
+	slices.Sort(prefixes)
+	got := map[string]string{}
+	if err := pt.scanPrefixes(prefixes, func(_ int, e entry) {
+		got[e.key] = fmt.Sprintf("%q/%q,%d=%d", e.pk[1].Str(), e.pk[2].Str(), e.pk[3].Int(), e.vals[0].Int())
+	}); err != nil {
+		t.Fatal(err)
+	}
+	if len(got) != len(want) {
+		t.Fatalf("read %d rows, want %d", len(got), len(want))
+	}
+	for k, w := range want {
+		if got[k] != w {
+			t.Errorf("key %x reads %s, want %s", k, got[k], w)
 		}
 	}
 }
