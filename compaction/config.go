@@ -15,6 +15,8 @@ type Config struct {
 	// larger than the whole budget still runs, alone, in an interval of its
 	// own, so shaping never starves; the intervals after it repay the excess
 	// before shaping resumes, so on average shaping stays within the budget.
+	// A section cut by key range counts as one step: the budget must allow
+	// all of it before its first step, and the others follow regardless.
 	ShapingBudget int64
 	// StepBytes bounds the input of one shaping step, so a barrier waits at
 	// most that much merging. A compaction is cut between key-disjoint

@@ -143,14 +143,15 @@ func (s *Session) nextJob(nowMillis int64) *Job {
 	if !s.valid {
 		return &Job{Kind: JobSeed, t: s.t, s: s}
 	}
-	if s.budget.exhausted() {
-		return nil
-	}
+	exhausted := s.budget.exhausted()
 	keys := s.trees.sortedKeys()
 	for i := range keys {
 		tr := s.trees[keys[(s.cursor+i)%len(keys)]]
 		if len(tr.levels.Level0()) > 0 {
 			// Level 0 belongs to the next barrier round.
+			continue
+		}
+		if exhausted && (len(tr.pending) == 0 || !tr.pending[0].cont) {
 			continue
 		}
 		j, ok := s.bucketJob(tr, nowMillis)
@@ -202,7 +203,7 @@ func (s *Session) bucketJob(tr *tree, nowMillis int64) (j *Job, ok bool) {
 		}
 	}
 	plan := tr.pending[0].plan
-	if !s.budget.allows(tr.pending[0].bytes) {
+	if !tr.pending[0].cont && !s.budget.allows(tr.pending[0].bytes) {
 		return nil, true
 	}
 	tr.pending = tr.pending[1:]

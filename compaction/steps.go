@@ -6,11 +6,18 @@ import (
 	"github.com/lakestate/lakestate/table"
 )
 
-// shapingStep is one sub-plan of a cut compaction and the bytes it is
-// expected to read, give or take encoding an upper bound of what it writes.
+// shapingStep is one sub-plan of a cut compaction and the bytes the budget
+// must allow before it starts: what it is expected to read, give or take
+// encoding an upper bound of what it writes (for the first step of a section
+// cut by key range, the whole section's).
 type shapingStep struct {
 	plan  table.CompactPlan
 	bytes int64
+	// cont: the step continues a section cut by key range, whose first
+	// step the budget allowed for the whole section. It runs whatever the
+	// budget says, so a cut section does not linger over many intervals:
+	// every barrier round in between would merge into level 1.
+	cont bool
 }
 
 // splitPlan cuts a compaction plan into sub-plans that can each be executed
@@ -45,12 +52,20 @@ func splitPlan(cmp table.KeyComparator, p table.CompactPlan, maxBytes int64) []s
 		}
 		for _, section := range s.Sections {
 			if pieces := cutSection(cmp, section, p.OutputLevel, maxBytes, s.Lookup); pieces != nil {
-				for _, pc := range pieces {
-					add(pc.bytes)
-					cur.plan.Steps = append(cur.plan.Steps, pc.plan.Steps...)
-					cur.bytes += pc.bytes
-					onlyStragglers = false
+				if !onlyStragglers {
+					flush()
 				}
+				for i, pc := range pieces {
+					cur.plan.Steps = append(cur.plan.Steps, pc.plan.Steps...)
+					if i == 0 {
+						cur.bytes += sectionBytes(section)
+					} else {
+						cur.bytes, cur.cont = pc.bytes, true
+					}
+					out = append(out, cur)
+					cur = shapingStep{plan: table.CompactPlan{OutputLevel: p.OutputLevel, DropDelete: p.DropDelete, Expiry: p.Expiry}}
+				}
+				onlyStragglers = true
 				continue
 			}
 			b := sectionBytes(section)
@@ -166,12 +181,13 @@ func atLevel(section []table.SortedRun, level int) bool {
 
 // refreshPlan brings a plan made on an earlier state of a tree up to date,
 // or reports that it can no longer run. Barrier rounds may have taken some
-// of its inputs in the meantime (level 1 merges with level 0): those drop
-// out of the plan, since their live rows now sit in the round's output
-// above, and every key still keeps one live row; bounded steps take that
-// output in (joinBounded). The plan is stale when an input moved to another
-// level, or when a file of the output level that it does not read overlaps
-// the key range a step writes.
+// of the inputs of its bounded steps in the meantime (level 1 merges with
+// level 0): those drop out of the plan, since their live rows now sit in the
+// round's output above, and every key still keeps one live row; the steps
+// take that output in (joinBounded). The plan is stale when an input of
+// another step is gone or an input moved to another level, or when a file
+// of the output level that it does not read overlaps the key range a step
+// writes.
 func refreshPlan(cmp table.KeyComparator, p table.CompactPlan, l *table.Levels) (table.CompactPlan, bool) {
 	if p.OutputLevel < 1 || p.OutputLevel > l.MaxLevel() {
 		return p, false
@@ -181,14 +197,17 @@ func refreshPlan(cmp table.KeyComparator, p table.CompactPlan, l *table.Levels) 
 		at[f.FileName] = f.Level
 	}
 	stale := false
-	live := func(f table.DataFileMeta) bool {
-		lv, ok := at[f.FileName]
-		stale = stale || (ok && lv != f.Level)
-		return ok
-	}
 	out := p
 	out.Steps = nil
 	for _, s := range p.Steps {
+		live := func(f table.DataFileMeta) bool {
+			lv, ok := at[f.FileName]
+			// Only a bounded step takes the round's output in; without it,
+			// that output would stay in level 1 after the compaction, where
+			// every later round merges into it. Picking again takes it.
+			stale = stale || (ok && lv != f.Level) || (!ok && s.Bounds == nil)
+			return ok
+		}
 		if s.Kind == table.StepUpgrade {
 			if live(s.File) {
 				out.Steps = append(out.Steps, s)
