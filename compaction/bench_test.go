@@ -234,9 +234,10 @@ func BenchmarkMissProbe(b *testing.B) {
 // (bytes written / bytes ingested), the bytes shaping wrote per interval and
 // the new bytes a checkpoint would upload (files live at its round's
 // snapshot and not at the previous checkpoint's). With updates spread over
-// the whole key space every compaction is one key-disjoint section, so a
-// step cannot be cut below it: the budget spreads steps over intervals, and
-// a step larger than the budget runs alone. Less shaping leaves level 1
+// the whole key space every compaction is one key-disjoint section, which
+// a step can cut only by key range between files of its output level (here
+// none is: Stats.BoundedSteps stays 0): the budget spreads steps over
+// intervals, and a step larger than the budget runs alone. Less shaping leaves level 1
 // occupied more often, which the rounds pay for by merging into it
 // (round-rewrite-KiB/chk, written in the sync phase).
 func BenchmarkShapingBudget(b *testing.B) {
