@@ -28,12 +28,15 @@ const layoutMark = 64
 
 // pageLayout is where the values of a page lie, relative to its offset.
 type pageLayout struct {
-	values int64    // first value
+	values int64    // first value; of a zstd page, in its decompressed body
 	marks  []uint32 // byte arrays: value i*layoutMark starts at values+marks[i]; the last entry ends the values
 	// Of a page with nulls: bit r of valid says row r is not null, and
 	// before[w] counts the non-null rows before row 64*w.
 	valid  []uint64
 	before []uint32
+	// Of a zstd page, where its frames lie, relative to the page's offset
+	// (compressed) and to its decompressed body (plain).
+	frames *zstdFrames
 }
 
 // valueOf returns the value index of row r, or -1 when r is null.
@@ -63,11 +66,11 @@ type chunkLayouts struct {
 var errNoLayout = errors.New("page has no known layout")
 
 // sparsePages reports whether pages of column c in group g can have a
-// layout: an uncompressed chunk without a dictionary, of a leaf type the
-// page decoder reads.
+// layout: an uncompressed or zstd chunk without a dictionary, of a leaf type
+// the page decoder reads.
 func (d *DataFile) sparsePages(g *rowGroupInfo, c int) bool {
 	m := d.chunkMeta(g, c)
-	return d.fastPages(g, c) && m.Codec == format.Uncompressed && m.DictionaryPageOffset <= 0
+	return d.fastPages(g, c) && (m.Codec == format.Uncompressed || m.Codec == format.Zstd) && m.DictionaryPageOffset <= 0
 }
 
 // decodeLaidOut appends rows sel (ascending, relative to the page) of page p
@@ -114,7 +117,7 @@ func (d *DataFile) decodeLaidOut(g *rowGroupInfo, c, p int, sel []int32, dst *co
 		first = a * layoutMark
 		from, to = lay.values+int64(lay.marks[a]), lay.values+int64(lay.marks[b])
 	}
-	buf, err := sc.bytes(d.f, s.off+from, to-from)
+	buf, err := d.layoutBytes(lay, s, from, to, sc)
 	if err != nil {
 		return fmt.Errorf("page at %d: %w", s.off, err)
 	}
@@ -163,8 +166,10 @@ func (d *DataFile) learnLayout(g *rowGroupInfo, c int, s pageSpan, sc *pageScrat
 	if s.off < start || s.size <= 0 || s.off+s.size > end {
 		return noLayout
 	}
-	read := s.size
-	if d.leaves[c].fixedWidth() > 0 {
+	read, zstdBound := s.size, int64(0)
+	if m := d.chunkMeta(g, c); m.Codec == format.Zstd {
+		zstdBound = min(maxPageBytes, max(m.TotalUncompressedSize, 1))
+	} else if d.leaves[c].fixedWidth() > 0 {
 		read = min(s.size, learnPrefix)
 	}
 	for {
@@ -172,7 +177,7 @@ func (d *DataFile) learnLayout(g *rowGroupInfo, c int, s pageSpan, sc *pageScrat
 		if err != nil {
 			return noLayout
 		}
-		lay, short := d.layoutOf(c, s, raw, sc)
+		lay, short := d.layoutOf(c, s, raw, zstdBound, sc)
 		if !short || read == s.size {
 			return lay
 		}
@@ -181,21 +186,41 @@ func (d *DataFile) learnLayout(g *rowGroupInfo, c int, s pageSpan, sc *pageScrat
 }
 
 // layoutOf finds the layout of page s of column c from its first bytes
-// raw; short says raw ends before what it needs.
-func (d *DataFile) layoutOf(c int, s pageSpan, raw []byte, sc *pageScratch) (_ *pageLayout, short bool) {
+// raw (of a zstd page, all of them, and zstdBound bounds its decompressed
+// size; 0 for an uncompressed page); short says raw ends before what it
+// needs.
+func (d *DataFile) layoutOf(c int, s pageSpan, raw []byte, zstdBound int64, sc *pageScratch) (_ *pageLayout, short bool) {
+	zstd := zstdBound > 0
 	h, n, err := parsePageHeader(raw)
 	if errors.Is(err, errShortHeader) {
 		return noLayout, true
 	}
 	rows := int(s.end - s.first)
 	if err != nil || h.typ != pageTypeData || !h.hasData || h.encoding != encodingPlain ||
-		h.compressed != h.uncompressed || h.compressed < 0 || int64(n)+int64(h.compressed) > s.size || int(h.numValues) != rows {
+		!zstd && h.compressed != h.uncompressed || h.compressed < 0 || int64(n)+int64(h.compressed) > s.size || int(h.numValues) != rows {
 		return noLayout, false
 	}
 	full := int(h.compressed) // bytes of the body, of which raw may hold a part
 	body := raw[n:min(len(raw), n+full)]
 	values := int64(n)
 	lay := new(pageLayout)
+	if zstd {
+		if len(body) < full {
+			return noLayout, true
+		}
+		if int64(h.uncompressed) > zstdBound {
+			return noLayout, false
+		}
+		frames, plain, ok := zstdBody(body, int(h.uncompressed), sc)
+		if !ok {
+			return noLayout, false
+		}
+		for i := range frames.comp {
+			frames.comp[i] += uint32(n)
+		}
+		lay.frames = &frames
+		body, full, values = plain, len(plain), 0
+	}
 	leaf := d.leaves[c]
 	if leaf.maxDef > 0 {
 		if h.defEncoding != encodingRLE || full < 4 {

@@ -3,6 +3,7 @@ package table
 import (
 	"bytes"
 	"slices"
+	"strings"
 	"testing"
 )
 
@@ -21,7 +22,7 @@ func laidOutFile(t *testing.T, codec string) *DataFile {
 	defer rec.Release()
 	fio := newMemFS()
 	if _, err := WriteDataFile(fio, "bucket-0/f.parquet", s, rec, seqRange(0, len(is)), nil,
-		DataFileOptions{Compression: codec, PageRows: 300}); err != nil {
+		testPageOptions(codec)); err != nil {
 		t.Fatal(err)
 	}
 	b, err := fio.ReadFile("bucket-0/f.parquet")
@@ -38,13 +39,14 @@ func laidOutFile(t *testing.T, codec string) *DataFile {
 // Sparse reads by a page's layout give the rows that whole-page decoding
 // gives, for every type the page decoder reads (ints, strings, decimals,
 // timestamps, dates), across layout marks and at the page's ends, in pages
-// with and without nulls; compressed pages and dictionary pages have no
+// with and without nulls, uncompressed and zstd (one frame per page, or
+// frames a read decompresses only those of); dictionary pages have no
 // layout and keep the general path.
 func TestSparseRowsMatchWholePages(t *testing.T) {
-	for _, codec := range []string{"none", "zstd", "none-nulls"} {
+	for _, codec := range []string{"none", "zstd", "zstd-frames", "none-nulls", "zstd-frames-nulls"} {
 		var d *DataFile
-		if codec == "none-nulls" { // a null every 7 rows in every page
-			fio, p := writtenStateFile(t, "none")
+		if codec, ok := strings.CutSuffix(codec, "-nulls"); ok { // a null every 7 rows in every page
+			fio, p := writtenStateFile(t, codec)
 			b, err := fio.ReadFile(p)
 			if err != nil {
 				t.Fatal(err)
@@ -89,7 +91,7 @@ func TestSparseRowsMatchWholePages(t *testing.T) {
 					lay := pages[p].Load()
 					hasLayout = lay != nil && lay != noLayout
 				}
-				if want := codec != "zstd" && d.chunkMeta(g, c).DictionaryPageOffset <= 0; hasLayout != want {
+				if want := d.chunkMeta(g, c).DictionaryPageOffset <= 0; hasLayout != want {
 					t.Errorf("%s column %d page %d: layout %v, want %v", codec, c, p, hasLayout, want)
 				}
 				if hasLayout {
@@ -97,30 +99,33 @@ func TestSparseRowsMatchWholePages(t *testing.T) {
 				}
 			}
 		}
-		if codec != "zstd" && laidOut == 0 {
+		if laidOut == 0 {
 			t.Fatal("no page got a layout")
 		}
 	}
 }
 
 // A sparse read by layout reads the bytes of the wanted rows, not the page,
-// in pages with and without nulls.
+// in pages with and without nulls; of a zstd page in frames, the frames
+// that hold them.
 func TestSparseRowsReadOnlyTheirBytes(t *testing.T) {
-	fio, p := writtenStateFile(t, "none")
-	b, err := fio.ReadFile(p)
-	if err != nil {
-		t.Fatal(err)
-	}
-	withNulls, err := openMem(b, p, stateSchema())
-	if err != nil {
-		t.Fatal(err)
-	}
-	for _, d := range []*DataFile{laidOutFile(t, "none"), withNulls} {
-		sparseReadBytes(t, d)
+	for _, codec := range []string{"none", "zstd-frames"} {
+		fio, p := writtenStateFile(t, codec)
+		b, err := fio.ReadFile(p)
+		if err != nil {
+			t.Fatal(err)
+		}
+		withNulls, err := openMem(b, p, stateSchema())
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, d := range []*DataFile{laidOutFile(t, codec), withNulls} {
+			sparseReadBytes(t, d, codec == "zstd-frames")
+		}
 	}
 }
 
-func sparseReadBytes(t *testing.T, d *DataFile) {
+func sparseReadBytes(t *testing.T, d *DataFile, zstd bool) {
 	g := &d.groups[0]
 	counted := &countingReader{ReadableFile: d.f}
 	d.f = counted
@@ -132,14 +137,17 @@ func sparseReadBytes(t *testing.T, d *DataFile) {
 		if err := d.decodePageRows(g, c, 1, []int32{200}, v, new(pageScratch)); err != nil { // learns
 			t.Fatal(err)
 		}
-		if fixed := d.leaves[c].fixedWidth() > 0; fixed && counted.bytes >= s.size/2 {
+		if fixed := d.leaves[c].fixedWidth() > 0; fixed && !zstd && counted.bytes >= s.size/2 {
 			t.Errorf("%s: learning the layout read %d bytes of a %d-byte page", name, counted.bytes, s.size)
 		}
 		counted.bytes = 0
 		if err := d.decodePageRows(g, c, 1, []int32{200}, v, new(pageScratch)); err != nil {
 			t.Fatal(err)
 		}
-		if counted.bytes >= s.size/4 {
+		if lay := g.layouts[c].pages[1].Load(); zstd && (lay.frames == nil || len(lay.frames.comp) < 3) {
+			t.Errorf("%s: a zstd page of %d bytes has frames %+v", name, s.size, lay.frames)
+		}
+		if counted.bytes >= s.size/2 || !zstd && counted.bytes >= s.size/4 {
 			t.Errorf("%s: read %d bytes of a %d-byte page for one row", name, counted.bytes, s.size)
 		}
 		if v.n != 2 || !bytes.Equal(v.data[:len(v.data)/2], v.data[len(v.data)/2:]) || !bytes.Equal(v.fixed[:len(v.fixed)/2], v.fixed[len(v.fixed)/2:]) {

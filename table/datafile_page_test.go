@@ -118,16 +118,25 @@ func writtenStateFile(t testing.TB, codec string) (*memFS, string) {
 		kinds[i] = ValueKind(i % 4)
 	}
 	if _, err := WriteDataFile(fio, "bucket-0/"+codec+".parquet", s, rec, seqRange(0, int(rec.NumRows())), kinds,
-		DataFileOptions{Compression: codec, PageRows: 300}); err != nil {
+		testPageOptions(codec)); err != nil {
 		t.Fatal(err)
 	}
 	return fio, "bucket-0/" + codec + ".parquet"
 }
 
+// testPageOptions writes 300-row pages with codec; "zstd-frames" is zstd
+// in frames of 512 bytes.
+func testPageOptions(codec string) DataFileOptions {
+	if codec == "zstd-frames" {
+		return DataFileOptions{Compression: "zstd", ZstdFrameBytes: 512, PageRows: 300}
+	}
+	return DataFileOptions{Compression: codec, PageRows: 300}
+}
+
 // The page decoder reads every page this package writes (booleans aside)
 // and every page of the Java-written fixtures exactly as parquet-go does.
 func TestPageDecoderMatchesParquetGo(t *testing.T) {
-	for _, codec := range []string{"none", "zstd", "snappy"} {
+	for _, codec := range []string{"none", "zstd", "zstd-frames", "snappy"} {
 		fio, p := writtenStateFile(t, codec)
 		d, err := OpenDataFile(fio, p, stateSchema())
 		if err != nil {

@@ -39,6 +39,7 @@ type dataFileScratch struct {
 type dataFileKitKey struct {
 	schema     *Schema
 	codec      string
+	frameBytes int
 	pageBuffer int
 }
 
@@ -50,10 +51,11 @@ var dataFileKits = struct {
 	m map[dataFileKitKey]*dataFileKit
 }{m: map[dataFileKitKey]*dataFileKit{}}
 
-// kitFor returns the kit of s, opts' codec and a page buffer size. A schema
+// kitFor returns the kit of s, opts' codec (and zstd frame size) and a page
+// buffer size. A schema
 // edited in place since its kit was made gets a new kit.
 func kitFor(s *Schema, opts DataFileOptions, pageBuffer int) (*dataFileKit, error) {
-	key := dataFileKitKey{s, resolvedCodec(s, opts), pageBuffer}
+	key := dataFileKitKey{s, resolvedCodec(s, opts), opts.ZstdFrameBytes, pageBuffer}
 	dataFileKits.Lock()
 	k := dataFileKits.m[key]
 	dataFileKits.Unlock()

@@ -63,6 +63,10 @@ type levelSpec struct {
 func newProbeBench(b *testing.B, n int, levels []levelSpec, codec string) *probeBench {
 	b.Helper()
 	dir := b.TempDir()
+	var frameBytes int // "zstd-frames": zstd pages in 4 KiB frames
+	if codec == "zstd-frames" {
+		codec, frameBytes = "zstd", 4096
+	}
 	s := benchSchema(true)
 	s.Options[OptionFileCompression] = codec
 	fio := NewLocalFileIO()
@@ -107,7 +111,7 @@ func newProbeBench(b *testing.B, n int, levels []levelSpec, codec string) *probe
 			part := rows[f*per : min(len(rows), (f+1)*per)]
 			rec := benchRecord(s, part)
 			name := fmt.Sprintf("data-l%d-%d.parquet", l.level, f)
-			m, err := WriteDataFile(fio, filepath.Join(dir, name), s, rec, seqRange(seq, len(part)), nil, DataFileOptions{Level: l.level})
+			m, err := WriteDataFile(fio, filepath.Join(dir, name), s, rec, seqRange(seq, len(part)), nil, DataFileOptions{Level: l.level, ZstdFrameBytes: frameBytes})
 			rec.Release()
 			if err != nil {
 				b.Fatal(err)
@@ -202,6 +206,8 @@ func BenchmarkProbe(b *testing.B) {
 		{"1M/levels-none", 1_000_000, []levelSpec{{5, 1, 8}, {4, 10, 2}, {2, 50, 1}, {1, 100, 1}}, "none"},
 		{"1M/one-file", 1_000_000, []levelSpec{{level: 5, every: 1, files: 1}}, "zstd"},
 		{"1M/levels", 1_000_000, []levelSpec{{5, 1, 8}, {4, 10, 2}, {2, 50, 1}, {1, 100, 1}}, "zstd"},
+		{"1M/one-file-frames", 1_000_000, []levelSpec{{level: 5, every: 1, files: 1}}, "zstd-frames"},
+		{"1M/levels-frames", 1_000_000, []levelSpec{{5, 1, 8}, {4, 10, 2}, {2, 50, 1}, {1, 100, 1}}, "zstd-frames"},
 		{"1M/one-file-snappy", 1_000_000, []levelSpec{{level: 5, every: 1, files: 1}}, "snappy"},
 		{"1M/levels-snappy", 1_000_000, []levelSpec{{5, 1, 8}, {4, 10, 2}, {2, 50, 1}, {1, 100, 1}}, "snappy"},
 		{"10M/one-file-none", 10_000_000, []levelSpec{{level: 5, every: 1, files: 1}}, "none"},

@@ -1,0 +1,55 @@
+package table
+
+import (
+	"sync"
+
+	"github.com/klauspost/compress/zstd"
+	"github.com/parquet-go/parquet-go/format"
+)
+
+// framedZstdCodec is parquet's ZSTD codec writing each page as independent
+// frames of frameBytes uncompressed bytes (DataFileOptions.ZstdFrameBytes).
+// A zstd stream is a sequence of frames (RFC 8878) and the readers of
+// parquet ZSTD pages (Java Paimon, pypaimon, parquet-go) decompress them in
+// turn; every frame is single-segment, so its header records its content
+// size, and a sparse read finds the frames that hold its rows from the
+// frame headers and decompresses only those.
+type framedZstdCodec struct {
+	frameBytes int
+	encoders   sync.Pool // *zstd.Encoder
+}
+
+func (c *framedZstdCodec) String() string { return "ZSTD" }
+
+func (c *framedZstdCodec) CompressionCodec() format.CompressionCodec { return format.Zstd }
+
+func (c *framedZstdCodec) Encode(dst, src []byte) ([]byte, error) {
+	e, _ := c.encoders.Get().(*zstd.Encoder)
+	if e == nil {
+		var err error
+		e, err = zstd.NewWriter(nil, zstd.WithEncoderConcurrency(1), zstd.WithEncoderLevel(zstd.SpeedFastest),
+			zstd.WithZeroFrames(true), zstd.WithEncoderCRC(false), zstd.WithSingleSegment(true))
+		if err != nil {
+			return dst, err
+		}
+	}
+	defer c.encoders.Put(e)
+	dst = dst[:0]
+	if len(src) == 0 {
+		return e.EncodeAll(src, dst), nil
+	}
+	for len(src) > 0 {
+		n := min(len(src), c.frameBytes)
+		dst = e.EncodeAll(src[:n], dst)
+		src = src[n:]
+	}
+	return dst, nil
+}
+
+func (c *framedZstdCodec) Decode(dst, src []byte) ([]byte, error) {
+	d, err := zstdPages()
+	if err != nil {
+		return dst, err
+	}
+	return d.DecodeAll(src, dst[:0])
+}
