@@ -49,6 +49,10 @@ type Config struct {
 	// Events is the length of the source's stream (default by seed: 400 to
 	// 1600 on memory, 80 to 300 on paimon).
 	Events int
+	// StepBytes, if set, is the maintenance sessions' shaping step size
+	// (default by seed: the compaction package's default, 1 KiB or 4 KiB).
+	// Small steps cut compactions by key range.
+	StepBytes int64
 	// TraceTo, if set, receives one line per scheduler step.
 	TraceTo io.Writer
 	// Dir, if set, runs the workload on the real actor system with its local

@@ -53,7 +53,10 @@ type env struct {
 	// paimon
 	retainSnapshots int
 	shapingBudget   int64
-	tableOptions    []table.Option
+	// stepBytes is the maintenance sessions' shaping step size: small ones
+	// cut this run's compactions by key range.
+	stepBytes    int64
+	tableOptions []table.Option
 	// checkedSnapshots is the newest snapshot checkCompactors saw, per table
 	// directory.
 	checkedSnapshots map[string]int64
@@ -154,6 +157,10 @@ func newEnv(cfg Config) *env {
 	e.retainSnapshots = r.IntN(6)
 	e.shapingBudget = int64(r.IntN(3)) * 64 << 10
 	e.parMode = r.IntN(3)
+	e.stepBytes = []int64{0, 0, 1 << 10, 4 << 10}[r.IntN(4)]
+	if cfg.StepBytes != 0 {
+		e.stepBytes = cfg.StepBytes
+	}
 	e.ext = newExternal(e.model.out, func(err error) { e.check.fail(err) })
 	return e
 }

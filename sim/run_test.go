@@ -69,6 +69,16 @@ func TestPaimonSeeds(t *testing.T) {
 	})
 }
 
+// TestPaimonSeedsCutCompactions runs paimon seeds with a 1 KiB shaping
+// step, so universal compactions are cut into key-range steps (files partly
+// hidden by deletion vectors between steps) while crashes, failed uploads and
+// aborted checkpoints interleave with them.
+func TestPaimonSeedsCutCompactions(t *testing.T) {
+	sweep(t, envInt("LAKESTATE_SIM_CUT_SEEDS", 4), 1, func(seed uint64) Config {
+		return Config{Seed: seed, Steps: 4000, Events: 1500, StepBytes: 1 << 10, Backends: []string{barrier.BackendPaimon}}
+	})
+}
+
 // sweep runs n seeds from first, two at a time.
 func sweep(t *testing.T, n, first int, config func(uint64) Config) {
 	start := time.Now()

@@ -280,7 +280,7 @@ func (e *env) spawnStore(j *job, op string, i int, h *barrier.History, workDir s
 	storeAc, err := e.spawn(j, e.name(j, op+"-store", i), barrier.NewStoreActor(e.sys, barrier.StoreConfig{
 		Operator: op, Subtask: i, KeyGroups: kg, WorkDir: workDir, FileIO: e.fio,
 		Uploader: tapPID, Coordinator: tapPID, History: h,
-		Maintenance: compaction.Config{CheckInvariants: true, RetainSnapshots: e.retainSnapshots, ShapingBudget: e.shapingBudget},
+		Maintenance: compaction.Config{CheckInvariants: true, RetainSnapshots: e.retainSnapshots, ShapingBudget: e.shapingBudget, StepBytes: e.stepBytes},
 	}))
 	if err != nil {
 		return nil, nil, err
