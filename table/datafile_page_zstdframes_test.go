@@ -82,3 +82,17 @@ func FuzzZstdFrames(f *testing.F) {
 		_, _, _ = zstdBody(body, plainSize, sc)
 	})
 }
+
+// Pages above maxFramedPage stay one frame.
+func TestLargePagesStayOneFrame(t *testing.T) {
+	for _, n := range []int{maxFramedPage, maxFramedPage + 1} {
+		src, body := framedPage(t, n, 4096)
+		fr, err := parseZstdFrames(body, len(src))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if want := map[bool]int{true: 3, false: 1}[n <= maxFramedPage]; len(fr.comp)-1 != want {
+			t.Errorf("page of %d bytes: %d frames, want %d", n, len(fr.comp)-1, want)
+		}
+	}
+}

@@ -32,12 +32,12 @@ type DataFileOptions struct {
 	Compression  string
 	Uncompressed bool // same as Compression "none"
 	PageRows     int  // 0: DefaultPageRows
-	// ZstdFrameBytes > 0 writes each zstd page as frames of that many
-	// uncompressed bytes, so that a probe hit decompresses the frames of its
-	// row rather than the page. At 4 KiB frames, 1M rows: CPU per key of a
-	// 1,000-key probe about -30%, of a 10,000-key probe about +25% (each
-	// frame has its own entropy tables, which a whole-page read decodes
-	// too), encoding CPU about +20%, file bytes -6%. 0: one frame per page.
+	// ZstdFrameBytes > 0 writes each zstd page of up to 12 KiB as
+	// independent frames of that many uncompressed bytes, so that a probe
+	// hit decompresses the frame of its row rather than the page; 0: one
+	// frame per page. At 4 KiB, 1M rows (BenchmarkProbe, one run): CPU per
+	// key of 1,000 keys -17-20%, of 10,000 keys +4-5%; BenchmarkCommit100K
+	// zstd: encoding CPU per row +19%, commit +13%, file bytes -6%.
 	ZstdFrameBytes int
 	CreationTimeMs *int64
 }
