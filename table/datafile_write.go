@@ -35,9 +35,9 @@ type DataFileOptions struct {
 	// ZstdFrameBytes > 0 writes each zstd page of up to 12 KiB as
 	// independent frames of that many uncompressed bytes, so that a probe
 	// hit decompresses the frame of its row rather than the page; 0: one
-	// frame per page. At 4 KiB, 1M rows (BenchmarkProbe, one run): CPU per
-	// key of 1,000 keys -17-20%, of 10,000 keys +4-5%; BenchmarkCommit100K
-	// zstd: encoding CPU per row +19%, commit +13%, file bytes -6%.
+	// frame per page. At 4 KiB, 1M rows, one file (BenchmarkProbe, one
+	// run): CPU per key of 1,000 keys -27%, of 10,000 keys -4%; encoding CPU
+	// per row -19%; file bytes +7% (see framedZstdCodec).
 	ZstdFrameBytes int
 	CreationTimeMs *int64
 }
