@@ -22,7 +22,7 @@ import (
 func init() {
 	register(&command{
 		path:    "run",
-		usage:   "[--query q4] [--events 200000] [--backend memory|pebble|paimon] [--parallelism 2] [--checkpoint-interval 500ms] [--dir ./lakestate-data] [--restore latest] [--verify]",
+		usage:   "[--query q4] [--events 200000] [--backend paimon|pebble|memory] [--parallelism 2] [--checkpoint-interval 500ms] [--dir ./lakestate-data] [--restore latest] [--verify]",
 		summary: "run a Nexmark query to completion (or resume it from its latest checkpoint) and write its output",
 		run:     runJob,
 	})
@@ -38,7 +38,7 @@ func runJob(args []string, stdout io.Writer) error {
 	fs.SetOutput(io.Discard)
 	query := fs.String("query", "q4", "Nexmark query: q4, q9, q18 or q20")
 	events := fs.Int64("events", 200_000, "number of events to generate")
-	backend := fs.String("backend", "memory", "state backend: memory, pebble or paimon")
+	backend := fs.String("backend", "paimon", "state backend: paimon, pebble or memory")
 	parallelism := fs.Int("parallelism", 2, "parallelism of every operator")
 	interval := fs.Duration("checkpoint-interval", 500*time.Millisecond, "time between checkpoints (0: only the final one)")
 	dir := fs.String("dir", "./lakestate-data", "directory for state, checkpoints and output")
