@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"math/rand/v2"
 	"slices"
+	"strings"
 	"testing"
 
 	"github.com/lakestate/lakestate/table"
@@ -164,15 +165,7 @@ func TestBoundedProbesReadAsUnbounded(t *testing.T) {
 // dedupMutations sorts rows by key and keeps the last row of each key, as a
 // flush does.
 func dedupMutations(rows []mutation) []mutation {
-	slices.SortStableFunc(rows, func(a, b mutation) int {
-		switch {
-		case a.key < b.key:
-			return -1
-		case a.key > b.key:
-			return 1
-		}
-		return 0
-	})
+	slices.SortStableFunc(rows, func(a, b mutation) int { return strings.Compare(a.key, b.key) })
 	out := rows[:0]
 	for i, m := range rows {
 		if i+1 < len(rows) && rows[i+1].key == m.key {

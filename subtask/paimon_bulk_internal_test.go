@@ -16,17 +16,9 @@ func TestBulkLoadCutsTopLevelFiles(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer b.Close()
-	l, err := newLayout(Layout{Name: "v", Kind: KindValue,
+	l, pt := openTestTable(t, b, Layout{Name: "v", Kind: KindValue,
 		Key:   []Column{{Name: "k", Type: table.BigInt().NotNull()}},
 		Value: []Column{{Name: "n", Type: table.BigInt()}}})
-	if err != nil {
-		t.Fatal(err)
-	}
-	ct, err := b.open(l)
-	if err != nil {
-		t.Fatal(err)
-	}
-	pt := ct.(*paimonTable)
 	const n = 1000
 	var rows []mutation
 	for k := int64(0); k < n; k++ {

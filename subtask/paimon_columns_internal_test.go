@@ -36,21 +36,13 @@ func TestFlushColumnsRoundTripEveryType(t *testing.T) {
 		{Name: "dec", Type: table.Decimal(10, 2)},
 		{Name: "dec38", Type: table.Decimal(38, 4)},
 	}
-	l, err := newLayout(Layout{Name: "all", Kind: KindValue,
+	l, pt := openTestTable(t, b, Layout{Name: "all", Kind: KindValue,
 		Key: []Column{
 			{Name: "k", Type: table.BigInt().NotNull()},
 			{Name: "ks", Type: table.String().NotNull()},
 			{Name: "ki", Type: table.Int().NotNull()},
 		},
 		Value: value})
-	if err != nil {
-		t.Fatal(err)
-	}
-	ct, err := b.open(l)
-	if err != nil {
-		t.Fatal(err)
-	}
-	pt := ct.(*paimonTable)
 	const n = 300
 	valueOf := func(i int) Row {
 		v := Row{
@@ -125,18 +117,10 @@ func TestFlushRoundTripKeysExtendingOneAnother(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer b.Close()
-	l, err := newLayout(Layout{Name: "m", Kind: KindMap,
+	l, pt := openTestTable(t, b, Layout{Name: "m", Kind: KindMap,
 		Key:   []Column{{Name: "k", Type: table.String().NotNull()}},
 		Sub:   []Column{{Name: "e", Type: table.String().NotNull()}, {Name: "n", Type: table.BigInt().NotNull()}},
 		Value: []Column{{Name: "v", Type: table.BigInt()}}})
-	if err != nil {
-		t.Fatal(err)
-	}
-	ct, err := b.open(l)
-	if err != nil {
-		t.Fatal(err)
-	}
-	pt := ct.(*paimonTable)
 	keys := []string{"a", "a\x00", "a\x00b", "ab", "b"}
 	var rows []mutation
 	want := map[string]string{}
@@ -172,4 +156,18 @@ func TestFlushRoundTripKeysExtendingOneAnother(t *testing.T) {
 			t.Errorf("key %x reads %s, want %s", k, got[k], w)
 		}
 	}
+}
+
+// openTestTable opens the paimon table of spec in b.
+func openTestTable(t *testing.T, b *PaimonBackend, spec Layout) (*layout, *paimonTable) {
+	t.Helper()
+	l, err := newLayout(spec)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ct, err := b.open(l)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return l, ct.(*paimonTable)
 }
