@@ -276,8 +276,27 @@ func TestRandStreamsAreSeededAndIndependent(t *testing.T) {
 	}
 }
 
+// lockedBuffer is a log sink the test can read while protoactor's goroutines
+// may still be writing to it.
+type lockedBuffer struct {
+	mu  sync.Mutex
+	buf bytes.Buffer
+}
+
+func (b *lockedBuffer) Write(p []byte) (int, error) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.buf.Write(p)
+}
+
+func (b *lockedBuffer) String() string {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.buf.String()
+}
+
 func TestProtoactorLogsGoToTheSystemLogger(t *testing.T) {
-	var buf bytes.Buffer
+	var buf lockedBuffer
 	sys := newRealSystem(t, Options{Logger: slog.New(slog.NewTextHandler(&buf, nil))})
 	probe := mustProbe(t, sys, "probe")
 	pid := mustSpawn(t, sys, "fragile", func() actor.Actor { return &fragile{probe: probe.PID()} })
