@@ -36,7 +36,8 @@ type localReadable struct {
 
 func (f localReadable) Size() int64 { return f.size }
 
-// Open implements FileIO.
+// Open implements FileIO. Files of mapMinBytes and more are read through a
+// mapping (mappedFile), smaller ones with pread.
 func (l *LocalFileIO) Open(path string) (ReadableFile, error) {
 	f, err := os.Open(path)
 	if err != nil {
@@ -46,6 +47,9 @@ func (l *LocalFileIO) Open(path string) (ReadableFile, error) {
 	if err != nil {
 		f.Close()
 		return nil, err
+	}
+	if m, ok := mapFile(f, path, st.Size()); ok {
+		return m, nil
 	}
 	return localReadable{File: f, size: st.Size()}, nil
 }

@@ -1,0 +1,149 @@
+package table
+
+import (
+	"bytes"
+	"errors"
+	"io"
+	"io/fs"
+	"math/rand/v2"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+func openMapped(t *testing.T, fio FileIO, p string) *mappedFile {
+	t.Helper()
+	f, err := fio.Open(p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	m, ok := f.(*mappedFile)
+	if !ok {
+		t.Fatalf("a %d-byte file opened as %T, not mapped", f.Size(), f)
+	}
+	return m
+}
+
+// A mapped file reads as pread would: whole ranges, a short read with
+// io.EOF at the end, ErrClosed after Close.
+func TestMappedFileReads(t *testing.T) {
+	content := make([]byte, mapMinBytes+12345)
+	r := rand.New(rand.NewPCG(1, 2))
+	for i := range content {
+		content[i] = byte(r.Uint32())
+	}
+	p := filepath.Join(t.TempDir(), "big")
+	fio := NewLocalFileIO()
+	writeLocal(t, fio, p, string(content))
+	small := filepath.Join(t.TempDir(), "small")
+	writeLocal(t, fio, small, "tiny")
+	if f, err := fio.Open(small); err != nil {
+		t.Fatal(err)
+	} else if _, mapped := f.(*mappedFile); mapped {
+		t.Fatal("a small file was mapped")
+	} else {
+		f.Close()
+	}
+	m := openMapped(t, fio, p)
+	if m.Size() != int64(len(content)) {
+		t.Fatalf("size %d, want %d", m.Size(), len(content))
+	}
+	for _, c := range []struct{ off, n int }{{0, 10}, {4093, 9000}, {len(content) - 7, 7}, {mapMinBytes, 12345}} {
+		buf := make([]byte, c.n)
+		if n, err := m.ReadAt(buf, int64(c.off)); n != c.n || err != nil || !bytes.Equal(buf, content[c.off:c.off+c.n]) {
+			t.Fatalf("read %d at %d: %d %v", c.n, c.off, n, err)
+		}
+	}
+	buf := make([]byte, 100)
+	if n, err := m.ReadAt(buf, int64(len(content)-40)); n != 40 || err != io.EOF || !bytes.Equal(buf[:40], content[len(content)-40:]) {
+		t.Fatalf("read over the end: %d %v", n, err)
+	}
+	if n, err := m.ReadAt(buf, int64(len(content))); n != 0 || err != io.EOF {
+		t.Fatalf("read at the end: %d %v", n, err)
+	}
+	if _, err := m.ReadAt(buf, -1); err == nil {
+		t.Fatal("read at a negative offset succeeded")
+	}
+	if err := m.Close(); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := m.ReadAt(buf, 0); !errors.Is(err, fs.ErrClosed) {
+		t.Fatalf("read after close: %v", err)
+	}
+	if err := m.Close(); !errors.Is(err, fs.ErrClosed) {
+		t.Fatalf("second close: %v", err)
+	}
+}
+
+// A file truncated under its mapping gives an error naming it where the
+// pages it lost are read (SIGBUS under the mapping), never a crash; what
+// it kept still reads.
+func TestMappedFileTruncatedUnderMapping(t *testing.T) {
+	p := filepath.Join(t.TempDir(), "shrinks")
+	fio := NewLocalFileIO()
+	content := bytes.Repeat([]byte("0123456789abcdef"), (mapMinBytes+8192)/16)
+	writeLocal(t, fio, p, string(content))
+	m := openMapped(t, fio, p)
+	defer m.Close()
+	if err := os.Truncate(p, 4096); err != nil {
+		t.Fatal(err)
+	}
+	buf := make([]byte, 64)
+	n, err := m.ReadAt(buf, mapMinBytes)
+	if err == nil || err == io.EOF || !strings.Contains(err.Error(), p) {
+		t.Fatalf("read of a truncated page: %d %v, want an error naming the file", n, err)
+	}
+	if n, err := m.ReadAt(buf, 64); n != 64 || err != nil || !bytes.Equal(buf, content[64:128]) {
+		t.Fatalf("read of a kept page: %d %v", n, err)
+	}
+}
+
+// A data file truncated after open fails probes and row reads that reach
+// its lost pages with an error naming it.
+func TestProbeOfDataFileTruncatedUnderMapping(t *testing.T) {
+	s := benchSchema(true)
+	s.Options[OptionFileCompression] = "none"
+	keys := sortedBenchKeys(0, 40_000, 1)
+	rows := benchRows(keys, 0)
+	rec := benchRecord(s, rows)
+	defer rec.Release()
+	fio := NewLocalFileIO()
+	p := filepath.Join(t.TempDir(), "data-0.parquet")
+	seqs := make([]int64, len(rows))
+	for i := range seqs {
+		seqs[i] = int64(i)
+	}
+	if _, err := WriteDataFile(fio, p, s, rec, seqs, nil, DataFileOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	d, err := OpenDataFile(fio, p, s)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer d.Close()
+	if _, ok := d.f.(*mappedFile); !ok {
+		t.Fatalf("data file of %d bytes read as %T, not mapped", d.f.Size(), d.f)
+	}
+	d.keyCache = newKeyPageCache(1 << 20)
+	types := []DataType{Int().NotNull(), BigInt().NotNull()}
+	enc := func(i int) []byte {
+		return AppendKeyDatums(nil, types, []Datum{IntDatum(int64(rows[i].KG)), IntDatum(rows[i].Key)})
+	}
+	last := len(rows) - 1
+	ms, err := d.lookup([][]byte{enc(0), enc(last)}, []int32{0, 1}, nil)
+	if err != nil || len(ms) != 2 || ms[1].pos != int64(last) {
+		t.Fatalf("lookup before truncation: %v %v", ms, err)
+	}
+	if err := os.Truncate(p, 4096); err != nil {
+		t.Fatal(err)
+	}
+	d.keyCache = newKeyPageCache(1 << 20) // forget the decoded pages
+	if _, err := d.lookup([][]byte{enc(last - 5000)}, []int32{0}, nil); err == nil || !strings.Contains(err.Error(), p) {
+		t.Fatalf("lookup in lost pages: %v, want an error naming the file", err)
+	}
+	out := newColVec(String())
+	if err := d.readRows(d.fieldCols[4], []int64{int64(last)}, out); err == nil || !strings.Contains(err.Error(), p) {
+		t.Fatalf("row read in lost pages: %v, want an error naming the file", err)
+	}
+}
