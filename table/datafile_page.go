@@ -8,7 +8,6 @@ import (
 	"unsafe"
 
 	"github.com/klauspost/compress/snappy"
-	"github.com/klauspost/compress/zstd"
 	"github.com/parquet-go/parquet-go"
 	"github.com/parquet-go/parquet-go/deprecated"
 	"github.com/parquet-go/parquet-go/format"
@@ -35,12 +34,6 @@ type pageScratch struct {
 }
 
 var pageScratchPool = sync.Pool{New: func() any { return new(pageScratch) }}
-
-// zstdPages decompresses zstd pages; DecodeAll is safe for concurrent use and
-// keeps its block decoders pooled.
-var zstdPages = sync.OnceValues(func() (*zstd.Decoder, error) {
-	return zstd.NewReader(nil, zstd.WithDecoderConcurrency(0), zstd.WithDecodeAllCapLimit(true))
-})
 
 // errFallback says a page needs parquet-go's reader.
 var errFallback = errors.New("page needs the general reader")
@@ -180,19 +173,11 @@ func (d *DataFile) pageBytes(m *format.ColumnMetaData, off, size, prefix int64, 
 		}
 		return h, out, nil
 	case format.Zstd:
-		dec, err := zstdPages()
-		if err != nil {
-			return h, nil, err
-		}
 		sc.plain = grow(sc.plain, int(h.uncompressed))
-		out, err := dec.DecodeAll(src, sc.plain[:0])
-		if err != nil {
+		if err := zstdDecodeInto(sc.plain, src); err != nil {
 			return h, nil, fmt.Errorf("page at %d: zstd: %w", off, err)
 		}
-		if len(out) != int(h.uncompressed) {
-			return h, nil, fmt.Errorf("page at %d: zstd gave %d bytes for %d", off, len(out), h.uncompressed)
-		}
-		return h, out, nil
+		return h, sc.plain, nil
 	}
 	return h, nil, errFallback
 }

@@ -135,16 +135,11 @@ func zstdBody(body []byte, plainSize int, sc *pageScratch) (_ zstdFrames, plain 
 	if err != nil {
 		return fr, nil, false
 	}
-	dec, err := zstdPages()
-	if err != nil {
-		return fr, nil, false
-	}
 	sc.plain = grow(sc.plain, plainSize)
-	out, err := dec.DecodeAll(body, sc.plain[:0])
-	if err != nil || len(out) != plainSize {
+	if zstdDecodeInto(sc.plain, body) != nil {
 		return fr, nil, false
 	}
-	return fr, out, true
+	return fr, sc.plain, true
 }
 
 // layoutBytes returns bytes [from, to) of the values of page s by its
@@ -163,18 +158,9 @@ func (d *DataFile) layoutBytes(lay *pageLayout, s pageSpan, from, to int64, sc *
 	if err != nil {
 		return nil, err
 	}
-	dec, err := zstdPages()
-	if err != nil {
-		return nil, err
-	}
-	want := int(fr.plain[b] - fr.plain[a])
-	sc.plain = grow(sc.plain, want)
-	out, err := dec.DecodeAll(src, sc.plain[:0])
-	if err != nil {
+	sc.plain = grow(sc.plain, int(fr.plain[b]-fr.plain[a]))
+	if err := zstdDecodeInto(sc.plain, src); err != nil {
 		return nil, fmt.Errorf("zstd frames %d-%d: %w", a, b, err)
 	}
-	if len(out) != want {
-		return nil, fmt.Errorf("zstd frames %d-%d gave %d bytes for %d", a, b, len(out), want)
-	}
-	return out[from-int64(fr.plain[a]) : to-int64(fr.plain[a])], nil
+	return sc.plain[from-int64(fr.plain[a]) : to-int64(fr.plain[a])], nil
 }

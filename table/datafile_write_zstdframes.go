@@ -65,7 +65,7 @@ func (c *framedZstdCodec) Encode(dst, src []byte) ([]byte, error) {
 }
 
 func (c *framedZstdCodec) Decode(dst, src []byte) ([]byte, error) {
-	d, err := zstdPages()
+	d, err := zstdGoDecoder()
 	if err != nil {
 		return dst, err
 	}
