@@ -10,21 +10,27 @@ const keyPageCacheBytes = 8 << 20
 
 // keyPageID names a key page of an open data file.
 type keyPageID struct {
-	file uint64 // DataFile.id, unique per open
-	page int    // index into the file's keyPages
+	file   uint64 // DataFile.id, unique per open
+	page   int    // index into the file's keyPages
+	sample bool   // the page's keySample, not the page
 }
 
 // keyPage is a key page as a probe searches it: the key columns its bounds
-// do not pin (pageBound.pinned on), decoded, or packed when that is one
-// integer field. It is read-only once cached.
+// do not pin (pageBound.pinned on), decoded, or packed when they are
+// integer fields; or the page's sample, when the probe is to read the rows
+// it wants from the file. It is read-only once cached.
 type keyPage struct {
 	vecs   []*colVec
 	packed *packedKeys
+	sample *keySample
 }
 
 func (kp *keyPage) memSize() int {
 	if kp.packed != nil {
 		return kp.packed.memSize()
+	}
+	if kp.sample != nil {
+		return kp.sample.memSize()
 	}
 	size := 0
 	for _, v := range kp.vecs {
@@ -83,11 +89,12 @@ func (c *keyPageCache) get(id keyPageID) *keyPage {
 	return p.page
 }
 
-// has says whether the page is cached, without marking it read.
-func (c *keyPageCache) has(id keyPageID) bool {
+// holds says whether key page p of a file, or its sample, is cached,
+// without marking it read.
+func (c *keyPageCache) holds(file uint64, p int) bool {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	return c.pages[id] != nil
+	return c.pages[keyPageID{file: file, page: p}] != nil || c.pages[keyPageID{file: file, page: p, sample: true}] != nil
 }
 
 // admitEvery is how many of the misses that would evict one admits: the

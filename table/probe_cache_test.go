@@ -103,7 +103,7 @@ func TestLookupPinnedAndCachedKeyPages(t *testing.T) {
 				}
 			}
 		}
-		if !d.keyCache.has(keyPageID{file: d.id, page: 0}) {
+		if !d.keyCache.holds(d.id, 0) {
 			t.Fatalf("%v: first key page not cached", keyType)
 		}
 		packed := 0
@@ -116,7 +116,7 @@ func TestLookupPinnedAndCachedKeyPages(t *testing.T) {
 			t.Fatalf("%v: %d packed pages cached", keyType, packed)
 		}
 		d.Close()
-		if d.keyCache.has(keyPageID{file: d.id, page: 0}) {
+		if d.keyCache.holds(d.id, 0) {
 			t.Fatalf("%v: key page cached after the file closed", keyType)
 		}
 	}
@@ -155,7 +155,7 @@ func TestKeyPageCacheBudget(t *testing.T) {
 	big := newColVec(BigInt().NotNull())
 	big.fixed = make([]byte, c.budget/8)
 	c.add(keyPageID{file: 9}, &keyPage{vecs: []*colVec{big}})
-	if c.has(keyPageID{file: 9}) {
+	if c.holds(9, 0) {
 		t.Fatal("a page over a sixteenth of the budget was cached")
 	}
 }

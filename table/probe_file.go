@@ -168,6 +168,7 @@ func (d *DataFile) lookup(keys [][]byte, ids []int32, out []probeMatch) (_ []pro
 		return sc.enc
 	}
 	decoded, rows, from := -1, 0, 0
+	run := sampledRun{page: -1}
 	for p, j := 0, 0; j < len(keys) && p < len(pages); {
 		pb := &pages[p]
 		k := keys[j]
@@ -190,9 +191,23 @@ func (d *DataFile) lookup(keys [][]byte, ids []int32, out []probeMatch) (_ []pro
 			}
 			types = d.keyTypes[pb.pinned:]
 			decoded, rows, from = p, int(pb.span.end-pb.span.first), 0
-			sc.last = append(sc.last[:0], rowKey(rows-1)...)
+			if page.sample == nil {
+				sc.last = append(sc.last[:0], rowKey(rows-1)...)
+			}
 		}
 		ks := k[pb.pinLen:]
+		if page.sample != nil {
+			// within the bounds: the page's last row is its upper bound
+			r, eq, err := kr.searchSampled(p, page.sample, ks, &run)
+			if err != nil {
+				return out, err
+			}
+			if eq {
+				out = append(out, probeMatch{key: ids[j], pos: pb.span.first + int64(r)})
+			}
+			j++
+			continue
+		}
 		if bytes.Compare(ks, sc.last) > 0 {
 			p++
 			continue
@@ -298,6 +313,8 @@ type keyPageReader struct {
 	group   int    // row group of the open readers, -1 for none
 	base    int    // key page index of the group's first page
 	readers []*pageReader
+	sc      *pageScratch // of sampled reads (runScratch)
+	run     []byte       // rows of a sampled page last read
 }
 
 // newKeyPageReader reads ahead the pages that may hold the keys (whole
@@ -349,14 +366,22 @@ func (d *DataFile) newKeyPageReader(pages []pageBound, keys [][]byte, exact bool
 }
 
 // page returns key page p: the key fields from pageBound.pinned on, from
-// the key-page cache, else decoded, into new vectors it caches (packed
-// where they pack) when the cache admits the page, else into sc's. The
+// the key-page cache, or the page's sample from it, else decoded, into new
+// vectors it caches (packed where they pack) when the cache admits the
+// page, else into sc's, caching the page's sample where it has one. The
 // page is read-only.
 func (kr *keyPageReader) page(p int, sc *probeScratch) (*keyPage, error) {
 	id := keyPageID{file: kr.d.id, page: p}
 	cache := kr.d.keyCache
 	if page := cache.get(id); page != nil {
 		return page, nil
+	}
+	sampled := kr.sampleable(p)
+	sampleID := keyPageID{file: kr.d.id, page: p, sample: true}
+	if sampled {
+		if page := cache.get(sampleID); page != nil {
+			return page, nil
+		}
 	}
 	pb := &kr.pages[p]
 	from, rows := pb.pinned, int(pb.span.end-pb.span.first)
@@ -370,6 +395,11 @@ func (kr *keyPageReader) page(p int, sc *probeScratch) (*keyPage, error) {
 			return nil, err
 		}
 		sc.page = keyPage{vecs: sc.keyVecs[from:]}
+		if n := len(kr.d.keyTypes); sampled {
+			if s := newKeySample(sc.keyVecs[n-1], kr.d.keyTypes[n-1], rows); s != nil {
+				cache.add(sampleID, &keyPage{sample: s})
+			}
+		}
 		return &sc.page, nil
 	}
 	vecs := make([]*colVec, len(kr.d.keyTypes))
@@ -422,7 +452,7 @@ func (kr *keyPageReader) read(p, from int, vecs []*colVec) error {
 	for c := from; c < len(kr.readers); c++ {
 		pr := kr.readers[c]
 		if err := pr.readAhead(q, func(r int) bool {
-			return kr.base+r < len(kr.maybe) && kr.maybe[kr.base+r] && !d.keyCache.has(keyPageID{file: d.id, page: kr.base + r})
+			return kr.base+r < len(kr.maybe) && kr.maybe[kr.base+r] && !d.keyCache.holds(d.id, kr.base+r)
 		}); err != nil {
 			return corruptError(d.path, fmt.Errorf("column %d: %w", d.keyCols[c], err))
 		}
@@ -434,6 +464,10 @@ func (kr *keyPageReader) read(p, from int, vecs []*colVec) error {
 }
 
 func (kr *keyPageReader) close() {
+	if kr.sc != nil {
+		pageScratchPool.Put(kr.sc)
+		kr.sc = nil
+	}
 	for _, pr := range kr.readers {
 		pr.close()
 	}

@@ -1,0 +1,161 @@
+package table
+
+import (
+	"path/filepath"
+	"sync/atomic"
+	"testing"
+
+	"github.com/apache/arrow-go/v18/arrow/array"
+	"github.com/apache/arrow-go/v18/arrow/memory"
+)
+
+// countingReadable counts the bytes read from a file.
+type countingReadable struct {
+	ReadableFile
+	n atomic.Int64
+}
+
+func (c *countingReadable) ReadAt(p []byte, off int64) (int, error) {
+	c.n.Add(int64(len(p)))
+	return c.ReadableFile.ReadAt(p, off)
+}
+
+// sampleTestFile writes rows (kg, k, v) with kg = i/3000 and k = 10*i, so
+// most 1024-row key pages pin kg and some span two key groups, of key type
+// keyType (INT or BIGINT), and opens it with a key-page cache that keeps
+// samples but no page.
+func sampleTestFile(t *testing.T, keyType DataType, rows int, codec string) (*DataFile, *countingReadable, []DataType) {
+	t.Helper()
+	s := &Schema{
+		Fields:         []Field{{ID: 0, Name: "kg", Type: Int().NotNull()}, {ID: 1, Name: "k", Type: keyType}, {ID: 2, Name: "v", Type: BigInt()}},
+		HighestFieldID: 2, PrimaryKeys: []string{"kg", "k"},
+		Options: map[string]string{OptionBucket: "1", OptionDeletionVectors: "true", OptionFileCompression: codec},
+	}
+	sch, err := s.ArrowSchema()
+	if err != nil {
+		t.Fatal(err)
+	}
+	rb := array.NewRecordBuilder(memory.DefaultAllocator, sch)
+	seqs := make([]int64, rows)
+	for i := range rows {
+		rb.Field(0).(*array.Int32Builder).Append(int32(i / 3000))
+		if keyType.Root == TypeInt {
+			rb.Field(1).(*array.Int32Builder).Append(int32(10 * i))
+		} else {
+			rb.Field(1).(*array.Int64Builder).Append(int64(10*i) - 1<<40)
+		}
+		rb.Field(2).(*array.Int64Builder).Append(int64(i))
+		seqs[i] = int64(i)
+	}
+	rec := rb.NewRecordBatch()
+	rb.Release()
+	defer rec.Release()
+	fio := NewLocalFileIO()
+	p := filepath.Join(t.TempDir(), "data-0.parquet")
+	if _, err := WriteDataFile(fio, p, s, rec, seqs, nil, DataFileOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	d, err := OpenDataFile(fio, p, s)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { d.Close() })
+	cf := &countingReadable{ReadableFile: d.f}
+	d.f = cf
+	// A page (4 KiB as the cache estimates it) is over the budget, and a
+	// packed one over a sixteenth of it; a sample (about 240 bytes) is
+	// not: the cache keeps samples only.
+	d.keyCache = newKeyPageCache(4000)
+	return d, cf, []DataType{Int().NotNull(), keyType}
+}
+
+// Lookups find every key, and no absent one, whether a key page is read
+// whole or its sample leads to the rows it wants; a sampled lookup reads a
+// run of rows, not the page.
+func TestLookupSampledKeyPages(t *testing.T) {
+	for _, keyType := range []DataType{Int().NotNull(), BigInt().NotNull()} {
+		for _, codec := range []string{"none", "zstd"} {
+			const rows = 20_000
+			d, cf, types := sampleTestFile(t, keyType, rows, codec)
+			kOf := func(i int) int64 {
+				if keyType.Root == TypeInt {
+					return int64(10 * i)
+				}
+				return int64(10*i) - 1<<40
+			}
+			key := func(kg int, k int64) []byte {
+				return AppendKeyDatums(nil, types, []Datum{IntDatum(int64(kg)), IntDatum(k)})
+			}
+			// every row, and absent keys around each, and before and after all
+			var keys [][]byte
+			var want []int64
+			keys, want = append(keys, key(0, kOf(0)-1)), append(want, -1)
+			for i := range rows {
+				keys = append(keys, key(i/3000, kOf(i)), key(i/3000, kOf(i)+1))
+				want = append(want, int64(i), -1)
+			}
+			keys, want = append(keys, key((rows-1)/3000, kOf(rows)), key(rows, 0)), append(want, -1, -1)
+			ids := make([]int32, len(keys))
+			for i := range ids {
+				ids[i] = int32(i)
+			}
+			check := func(round string, ms []probeMatch, err error, ids []int32, want []int64) {
+				t.Helper()
+				if err != nil {
+					t.Fatal(err)
+				}
+				got := map[int32]int64{}
+				for _, m := range ms {
+					got[m.key] = m.pos
+				}
+				for j, id := range ids {
+					if pos, ok := got[id]; want[j] >= 0 && (!ok || pos != want[j]) || want[j] < 0 && ok {
+						t.Fatalf("%v %s %s: key %d at %d (found %v), want %d", keyType, codec, round, id, pos, ok, want[j])
+					}
+				}
+			}
+			ms, err := d.lookup(keys, ids, nil)
+			check("whole pages", ms, err, ids, want)
+			samples := 0
+			for id, cp := range d.keyCache.pages {
+				if cp.page.sample == nil || !id.sample {
+					t.Fatalf("%v %s: cached %+v is not a sample", keyType, codec, id)
+				}
+				samples++
+			}
+			if samples < 10 {
+				t.Fatalf("%v %s: %d samples cached", keyType, codec, samples)
+			}
+			ms, err = d.lookup(keys, ids, nil)
+			check("sampled", ms, err, ids, want)
+			// single keys, also in a page spanning two key groups, which has no sample
+			for _, i := range []int{0, 63, 64, 65, 1023, 1024, 2999, 3000, 3001, 5000, 12345, rows - 1} {
+				k := [][]byte{key(i/3000, kOf(i)), key(i/3000, kOf(i)+3)}
+				ms, err := d.lookup(k, []int32{0, 1}, nil)
+				check("single", ms, err, []int32{0, 1}, []int64{int64(i), -1})
+			}
+			if codec != "none" {
+				continue
+			}
+			// A sampled page whose layout is known reads one run of rows:
+			// the first lookup samples the page, the second learns its
+			// layout. (The page before, which pins kg too, is passed by its
+			// bounds.)
+			d.keyCache = newKeyPageCache(4000)
+			i := 2000
+			k := [][]byte{key(i/3000, kOf(i+1))}
+			for range 2 {
+				if ms, err := d.lookup(k, []int32{0}, nil); err != nil || len(ms) != 1 {
+					t.Fatalf("%v: %v %v", keyType, ms, err)
+				}
+			}
+			before := cf.n.Load()
+			if ms, err := d.lookup(k, []int32{0}, nil); err != nil || len(ms) != 1 {
+				t.Fatalf("%v: %v %v", keyType, ms, err)
+			}
+			if n := cf.n.Load() - before; n != int64(keySampleEvery*intKeyWidth(keyType)) {
+				t.Fatalf("%v: a sampled lookup read %d bytes, want one run of %d rows", keyType, n, keySampleEvery)
+			}
+		}
+	}
+}
