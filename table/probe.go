@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"fmt"
 	"slices"
+	"strings"
 
 	"github.com/apache/arrow-go/v18/arrow"
 )
@@ -341,7 +342,7 @@ func (v *View) assembleHits(hits []probeHit, keys arrow.Record) (arrow.Record, [
 func (v *View) assembleRows(hits []probeHit, fromProbe []*colVec) (arrow.Record, []int32, error) {
 	slices.SortFunc(hits, func(a, b probeHit) int {
 		if a.f != b.f {
-			return bytes.Compare([]byte(a.f.path), []byte(b.f.path))
+			return strings.Compare(a.f.path, b.f.path)
 		}
 		return cmpInt64(a.pos, b.pos)
 	})
@@ -366,6 +367,13 @@ func (v *View) assembleRows(hits []probeHit, fromProbe []*colVec) (arrow.Record,
 			pos[i-lo] = hits[i].pos
 			where[i] = [2]int32{int32(len(parts)), int32(i - lo)}
 		}
+		cols := make([]int, 0, len(fields))
+		for i := range fields {
+			if c := df.fieldCols[i]; c >= 0 && fromProbe[i] == nil {
+				cols = append(cols, c)
+			}
+		}
+		df.prefetchRows(cols, pos)
 		vecs := make([]*colVec, len(fields))
 		for i, fd := range fields {
 			if fromProbe[i] != nil {

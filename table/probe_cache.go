@@ -77,11 +77,16 @@ func newKeyPageCache(budget int) *keyPageCache {
 
 var keyPageCacheOfProcess = newKeyPageCache(keyPageCacheBytes)
 
-// get returns the cached page, or nil.
-func (c *keyPageCache) get(id keyPageID) *keyPage {
+// getPage returns key page id, or else its sample when sample says the
+// page may have one, or nil.
+func (c *keyPageCache) getPage(id keyPageID, sample bool) *keyPage {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	p := c.pages[id]
+	if p == nil && sample {
+		id.sample = true
+		p = c.pages[id]
+	}
 	if p == nil {
 		return nil
 	}

@@ -133,7 +133,7 @@ func TestKeyPageCacheBudget(t *testing.T) {
 	for i := range 500 {
 		c.add(keyPageID{file: uint64(i % 3), page: i}, page())
 		if i%2 == 0 {
-			c.get(keyPageID{file: uint64(i % 3), page: i})
+			c.getPage(keyPageID{file: uint64(i % 3), page: i}, false)
 		}
 		sum := 0
 		for _, p := range c.pages {

@@ -168,6 +168,7 @@ func (d *DataFile) lookup(keys [][]byte, ids []int32, out []probeMatch) (_ []pro
 		return sc.enc
 	}
 	decoded, rows, from := -1, 0, 0
+	var last []byte // the decoded page's last key (fields pinned..)
 	run := sampledRun{page: -1}
 	for p, j := 0, 0; j < len(keys) && p < len(pages); {
 		pb := &pages[p]
@@ -191,8 +192,12 @@ func (d *DataFile) lookup(keys [][]byte, ids []int32, out []probeMatch) (_ []pro
 			}
 			types = d.keyTypes[pb.pinned:]
 			decoded, rows, from = p, int(pb.span.end-pb.span.first), 0
-			if page.sample == nil {
+			switch {
+			case page.packed != nil:
+				last = page.packed.last
+			case page.sample == nil:
 				sc.last = append(sc.last[:0], rowKey(rows-1)...)
+				last = sc.last
 			}
 		}
 		ks := k[pb.pinLen:]
@@ -208,7 +213,7 @@ func (d *DataFile) lookup(keys [][]byte, ids []int32, out []probeMatch) (_ []pro
 			j++
 			continue
 		}
-		if bytes.Compare(ks, sc.last) > 0 {
+		if bytes.Compare(ks, last) > 0 {
 			p++
 			continue
 		}
@@ -373,16 +378,11 @@ func (d *DataFile) newKeyPageReader(pages []pageBound, keys [][]byte, exact bool
 func (kr *keyPageReader) page(p int, sc *probeScratch) (*keyPage, error) {
 	id := keyPageID{file: kr.d.id, page: p}
 	cache := kr.d.keyCache
-	if page := cache.get(id); page != nil {
+	sampled := kr.sampleable(p)
+	if page := cache.getPage(id, sampled); page != nil {
 		return page, nil
 	}
-	sampled := kr.sampleable(p)
 	sampleID := keyPageID{file: kr.d.id, page: p, sample: true}
-	if sampled {
-		if page := cache.get(sampleID); page != nil {
-			return page, nil
-		}
-	}
 	pb := &kr.pages[p]
 	from, rows := pb.pinned, int(pb.span.end-pb.span.first)
 	size := rows * 8 * (len(kr.d.keyTypes) - from)

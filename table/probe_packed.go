@@ -28,6 +28,7 @@ type packedKeys struct {
 	bases  []int64 // per block
 	width  int     // bytes per offset: 2 or 4
 	offs   []byte
+	last   []byte // the encoded key of the last row
 }
 
 // intField appends the values of the first rows of a vector of an integer
@@ -143,6 +144,7 @@ func packKeysIn(vals []int64, types []DataType, rows, block int) *packedKeys {
 			binary.LittleEndian.PutUint32(pk.offs[4*i:], uint32(off))
 		}
 	}
+	pk.last = pk.appendKey(nil, rows-1)
 	return pk
 }
 
@@ -243,7 +245,7 @@ func (pk *packedKeys) search(w []int64) (int, bool) {
 }
 
 func (pk *packedKeys) memSize() int {
-	return 8*cap(pk.lead) + 4*cap(pk.segs) + 4*cap(pk.blocks) + 8*cap(pk.bases) + cap(pk.offs) + 96
+	return 8*cap(pk.lead) + 4*cap(pk.segs) + 4*cap(pk.blocks) + 8*cap(pk.bases) + cap(pk.offs) + cap(pk.last) + 120
 }
 
 // packedWant decodes the probe key suffix ks for a packed page into w; ok
