@@ -4,6 +4,7 @@ import (
 	"encoding/binary"
 	"fmt"
 	"math"
+	"math/bits"
 	"slices"
 	"strconv"
 
@@ -35,6 +36,7 @@ type paimonCodec struct {
 	flat      Row
 	keyBuf    []byte
 	keyEnds   []int
+	pkEnds    []int // see decodePKAfter
 }
 
 // paimonSchema is the table schema of a layout: kg leads the primary key and
@@ -130,12 +132,15 @@ func (c *paimonCodec) writeRecord(rows []mutation) (arrow.Record, []table.ValueK
 	c.startColumns(rows)
 	c.flat = slices.Grow(c.flat[:0], c.nPK)[:c.nPK]
 	defer clear(c.flat) // keep no key alive
+	c.pkEnds = slices.Grow(c.pkEnds[:0], c.nPK)[:c.nPK]
 	nVals := len(c.cols) - c.nPK
 	keys, vals := c.write[:c.nPK], c.write[c.nPK:]
 	kinds := make([]table.ValueKind, len(rows))
+	prev := ""
 	for i := range rows {
 		m := &rows[i]
-		err := c.l.decodePK(c.flat, m.key)
+		err := c.decodePKAfter(prev, m.key)
+		prev = m.key
 		if err == nil && !m.delete && len(m.vals) != nVals {
 			err = fmt.Errorf("state %q: flush row has %d values, table %d", c.l.Name, len(m.vals), nVals)
 		}
@@ -171,6 +176,48 @@ func (c *paimonCodec) writeRecord(rows []mutation) (arrow.Record, []table.ValueK
 		col.Release()
 	}
 	return rec, kinds, nil
+}
+
+// decodePKAfter decodes an encoded primary key into c.flat, which holds the
+// decoding of prev (c.pkEnds its columns' ends in prev): the leading
+// columns whose bytes the two keys share keep their datums, as the
+// encoding is self-delimiting. A flush's keys are sorted, and the rows of
+// a map or list key share its prefix, so most rows decode their last
+// columns only.
+func (c *paimonCodec) decodePKAfter(prev, enc string) error {
+	shared := commonPrefixLen(prev, enc)
+	from, off := 0, 0
+	for from < c.nPK && c.pkEnds[from] <= shared && prev != "" {
+		off = c.pkEnds[from]
+		from++
+	}
+	for j := from; j < c.nPK; j++ {
+		d, n, err := decodeKeyDatum(enc[off:], c.l.pkTypes[j])
+		if err != nil {
+			return fmt.Errorf("state %q: %w", c.l.Name, err)
+		}
+		c.flat[j] = d
+		off += n
+		c.pkEnds[j] = off
+	}
+	if off != len(enc) {
+		return fmt.Errorf("state %q: %d trailing bytes after the primary key", c.l.Name, len(enc)-off)
+	}
+	return nil
+}
+
+// commonPrefixLen is the length of the longest common prefix of a and b.
+func commonPrefixLen(a, b string) int {
+	n := min(len(a), len(b))
+	i := 0
+	for ; i+8 <= n; i += 8 {
+		if x := be64(a[i:]) ^ be64(b[i:]); x != 0 {
+			return i + bits.LeadingZeros64(x)/8
+		}
+	}
+	for ; i < n && a[i] == b[i]; i++ {
+	}
+	return i
 }
 
 // startColumns sizes the flush columns for rows; a key string column's bytes

@@ -27,6 +27,7 @@ type ValueState struct {
 	late   []lateRead
 	probe  []string
 	found  []Row
+	rows   []mutation // the rows of the last flush, reused by the next
 }
 
 // valueSlot is one key in the buffer: its current row and, when the key was
@@ -240,7 +241,8 @@ func (v *ValueState) endBatch() {
 }
 
 func (v *ValueState) mutations() ([]mutation, error) {
-	rows := make([]mutation, 0, v.nDirty)
+	clear(v.rows) // rows of a flush that failed
+	rows := slices.Grow(v.rows[:0], v.nDirty)
 	for i := range v.buf.slots {
 		slot := &v.buf.slots[i]
 		if !v.buf.live(int32(i)) || !slot.dirty {
@@ -259,10 +261,13 @@ func (v *ValueState) mutations() ([]mutation, error) {
 		}
 	}
 	sortMutations(rows)
+	v.rows = rows
 	return rows, nil
 }
 
 func (v *ValueState) reset() {
+	clear(v.rows)
+	v.rows = v.rows[:0]
 	v.buf.reset()
 	v.clean = v.clean[:0]
 	v.nDirty = 0
