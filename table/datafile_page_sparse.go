@@ -92,6 +92,59 @@ func (d *DataFile) decodeLaidOut(g *rowGroupInfo, c, p int, sel []int32, dst *co
 			return fmt.Errorf("page at %d: row %d of %d rows (out of range or order)", s.off, x, rows)
 		}
 	}
+	leaf := d.leaves[c]
+	gap := int64(readAheadGap)
+	if readsAreCopies(d.f) {
+		gap = copyGap
+	}
+	for len(sel) > 0 {
+		n := len(sel)
+		if lay.frames == nil {
+			n = laidOutRun(lay, leaf, sel, gap)
+		}
+		if err := d.decodeLaidOutRun(lay, s, leaf, sel[:n], dst, sc); err != nil {
+			return err
+		}
+		sel = sel[n:]
+	}
+	return nil
+}
+
+// copyGap is the most bytes between two wanted values of a page that one
+// read of a file read by copies (readsAreCopies) copies through; of other
+// files, reads join over readAheadGap, as a system call costs more.
+const copyGap = 256
+
+// laidOutRun is how many rows of sel, from the first, have their values
+// close enough to one another (at most gap bytes between two) to be read
+// at once.
+func laidOutRun(lay *pageLayout, leaf leafInfo, sel []int32, gap int64) int {
+	w := int64(leaf.fixedWidth())
+	prev := -1 // value index of the previous non-null row
+	for i, x := range sel {
+		k := lay.valueOf(int(x))
+		if k < 0 {
+			continue
+		}
+		if prev >= 0 {
+			var between int64
+			if w > 0 {
+				between = int64(k-prev-1) * w
+			} else if a, b := k/layoutMark, prev/layoutMark+1; a > b {
+				between = int64(lay.marks[a]) - int64(lay.marks[b])
+			}
+			if between > gap {
+				return i
+			}
+		}
+		prev = k
+	}
+	return len(sel)
+}
+
+// decodeLaidOutRun appends rows sel of page s by its layout lay, reading
+// the bytes from the first to the last of their values at once.
+func (d *DataFile) decodeLaidOutRun(lay *pageLayout, s pageSpan, leaf leafInfo, sel []int32, dst *colVec, sc *pageScratch) error {
 	lo, hi := -1, 0 // value indexes of the first and past the last non-null row
 	for _, x := range sel {
 		if k := lay.valueOf(int(x)); k >= 0 {
@@ -107,7 +160,6 @@ func (d *DataFile) decodeLaidOut(g *rowGroupInfo, c, p int, sel []int32, dst *co
 		}
 		return nil
 	}
-	leaf := d.leaves[c]
 	first := lo // value index of the first value read
 	var from, to int64
 	if w := int64(leaf.fixedWidth()); w > 0 {

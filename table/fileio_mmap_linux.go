@@ -33,7 +33,15 @@ type mappedFile struct {
 // mapFile maps f (of size bytes) and closes it; ok is false, and f left
 // open, when the file is small or the mapping fails.
 func mapFile(f *os.File, path string, size int64) (_ *mappedFile, ok bool) {
-	if size < mapMinBytes || size != int64(int(size)) {
+	if size < mapMinBytes {
+		return nil, false
+	}
+	return mapWhole(f, path, size)
+}
+
+// mapWhole is mapFile of a file of any size above 0.
+func mapWhole(f *os.File, path string, size int64) (_ *mappedFile, ok bool) {
+	if size <= 0 || size != int64(int(size)) {
 		return nil, false
 	}
 	data, err := unix.Mmap(int(f.Fd()), 0, int(size), unix.PROT_READ, unix.MAP_SHARED)
@@ -103,4 +111,34 @@ func (m *mappedFile) Close() error {
 		return &fs.PathError{Op: "munmap", Path: m.path, Err: err}
 	}
 	return nil
+}
+
+// touch implements memoryFile.
+func (m *mappedFile) touch(offs []int64) (x byte) {
+	m.mu.RLock()
+	defer m.mu.RUnlock()
+	defer debug.SetPanicOnFault(debug.SetPanicOnFault(true))
+	defer func() {
+		if r := recover(); r != nil {
+			if _, fault := r.(interface{ Addr() uintptr }); !fault {
+				panic(r)
+			}
+			// a lost page: the read that wants it reports the error
+		}
+	}()
+	n := int64(len(m.data))
+	for _, o := range offs {
+		if o >= 0 && o < n {
+			x += m.data[o]
+		}
+	}
+	return x
+}
+
+// readsAreCopies says whether reads of f copy from memory (a mapped file)
+// rather than make a system call each: then two small reads cost less than
+// one of the bytes between them too.
+func readsAreCopies(f ReadableFile) bool {
+	_, ok := f.(*mappedFile)
+	return ok
 }

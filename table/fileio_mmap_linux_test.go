@@ -8,8 +8,11 @@ import (
 	"math/rand/v2"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
+
+	"github.com/parquet-go/parquet-go"
 )
 
 func openMapped(t *testing.T, fio FileIO, p string) *mappedFile {
@@ -145,5 +148,125 @@ func TestProbeOfDataFileTruncatedUnderMapping(t *testing.T) {
 	out := newColVec(String())
 	if err := d.readRows(d.fieldCols[4], []int64{int64(last)}, out); err == nil || !strings.Contains(err.Error(), p) {
 		t.Fatalf("row read in lost pages: %v, want an error naming the file", err)
+	}
+}
+
+// Sparse reads of a mapped file read far-apart rows of a page one run at a
+// time, and give the rows whole-page decoding gives, with and without
+// nulls.
+func TestMappedSparseReadsInRuns(t *testing.T) {
+	for _, codec := range []string{"none", "none-nulls"} {
+		var data []byte
+		if c, ok := strings.CutSuffix(codec, "-nulls"); ok {
+			fio, p := writtenStateFile(t, c)
+			b, err := fio.ReadFile(p)
+			if err != nil {
+				t.Fatal(err)
+			}
+			data = b
+		} else {
+			d := laidOutFile(t, codec)
+			b := make([]byte, d.f.Size())
+			if _, err := d.f.ReadAt(b, 0); err != nil {
+				t.Fatal(err)
+			}
+			data = b
+		}
+		p := filepath.Join(t.TempDir(), "f.parquet")
+		if err := os.WriteFile(p, data, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		f, err := os.Open(p)
+		if err != nil {
+			t.Fatal(err)
+		}
+		mf, ok := mapWhole(f, p, int64(len(data)))
+		if !ok {
+			t.Fatal("not mapped")
+		}
+		d, err := openDataFile(mf, p, stateSchema())
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer d.Close()
+		g := &d.groups[0]
+		runs := 0
+		for c := range d.leaves {
+			if !d.sparsePages(g, c) {
+				continue
+			}
+			ty := columnType(d, c)
+			for p, s := range g.pages[c] {
+				whole := newColVec(ty)
+				if err := d.decodePage(g, c, s, whole, new(pageScratch)); err != nil {
+					t.Fatal(err)
+				}
+				rows := int32(whole.n)
+				sels := [][]int32{{0, rows - 1}, {1, 2, rows / 2, rows - 1}, {6, 7, 8, layoutMark + 1, 3 * layoutMark, rows - 2}, {0, 1, 2, 3, 4}}
+				for round := range 2 { // the first read learns the layout
+					for _, sel := range sels {
+						if !slices.IsSorted(sel) || sel[len(sel)-1] >= rows {
+							continue
+						}
+						if lay := d.pageLayout(g, c, p, new(pageScratch)); round == 1 && lay != noLayout && laidOutRun(lay, d.leaves[c], sel, copyGap) < len(sel) {
+							runs++
+						}
+						got, want := newColVec(ty), newColVec(ty)
+						if err := d.decodePageRows(g, c, p, sel, got, new(pageScratch)); err != nil {
+							t.Fatalf("%s column %d page %d rows %v: %v", codec, c, p, sel, err)
+						}
+						want.gather(whole, sel)
+						if !sameVec(got, want) {
+							t.Fatalf("%s column %d page %d round %d rows %v:\n%+v\n%+v", codec, c, p, round, sel, got, want)
+						}
+					}
+				}
+			}
+		}
+		if runs == 0 {
+			t.Fatalf("%s: no read was cut into runs", codec)
+		}
+	}
+}
+
+// A read joins wanted values up to gap bytes apart: of fixed-width values
+// counting the values between, of byte arrays the layout marks between;
+// nulls take no bytes.
+func TestLaidOutRun(t *testing.T) {
+	fixed := &pageLayout{}
+	i64 := leafInfo{kind: parquet.Int64}
+	for _, c := range []struct {
+		sel  []int32
+		want int
+	}{
+		{[]int32{0, 1, 33, 34, 80}, 4}, // 31 values (248 bytes) between 1 and 33, 45 between 34 and 80
+		{[]int32{0, 34}, 1},
+		{[]int32{5}, 1},
+	} {
+		if got := laidOutRun(fixed, i64, c.sel, 256); got != c.want {
+			t.Errorf("fixed %v: %d, want %d", c.sel, got, c.want)
+		}
+	}
+	// rows 64..127 null: value k of row r >= 128 is r-64
+	nulls := &pageLayout{valid: []uint64{^uint64(0), 0, ^uint64(0), ^uint64(0)}, before: []uint32{0, 64, 64, 128}}
+	if got := laidOutRun(nulls, i64, []int32{60, 70, 130}, 256); got != 3 {
+		t.Errorf("nulls: %d, want 3 (rows 60 and 130 are values 60 and 66)", got)
+	}
+	if got := laidOutRun(fixed, i64, []int32{60, 70, 130}, 256); got != 2 {
+		t.Errorf("no nulls: %d, want 2", got)
+	}
+	strs := &pageLayout{marks: []uint32{0, 1000, 1100, 1200, 5000, 5100}}
+	ba := leafInfo{kind: parquet.ByteArray}
+	for _, c := range []struct {
+		sel  []int32
+		want int
+	}{
+		{[]int32{1, 63, 64, 130}, 4},   // marks 0 to 2: nothing between 0 and 1, 100 bytes of mark 1 between 1 and 2
+		{[]int32{1, 130, 200, 260}, 4}, // the runs of marks 3 and 4 hold wanted values
+		{[]int32{1, 260}, 1},           // marks 1 to 3 (4000 bytes) between
+	} {
+		if got := laidOutRun(strs, ba, c.sel, 256); got != c.want {
+			t.Errorf("byte arrays %v: %d, want %d", c.sel, got, c.want)
+		}
 	}
 }

@@ -367,6 +367,13 @@ func (v *View) assembleRows(hits []probeHit, fromProbe []*colVec) (arrow.Record,
 			pos[i-lo] = hits[i].pos
 			where[i] = [2]int32{int32(len(parts)), int32(i - lo)}
 		}
+		cols := make([]int, 0, len(fields))
+		for i := range fields {
+			if c := df.fieldCols[i]; c >= 0 && fromProbe[i] == nil {
+				cols = append(cols, c)
+			}
+		}
+		df.prefetchRows(cols, pos)
 		vecs := make([]*colVec, len(fields))
 		for i, fd := range fields {
 			if fromProbe[i] != nil {
