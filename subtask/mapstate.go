@@ -361,7 +361,7 @@ func (m *MapState) mutations() ([]mutation, error) {
 			m.order = append(m.order, int32(i))
 		}
 	}
-	slices.SortFunc(m.order, func(a, b int32) int { return strings.Compare(m.buf.keys[a], m.buf.keys[b]) })
+	sortSlotsByKey(m.order, m.buf.keys)
 	// At most one row per entry read or held: sized once, no flush grows
 	// its rows. The keys become one string without a copy, so they are
 	// made anew, sized from the last flush's bytes per row.

@@ -1,6 +1,8 @@
 package subtask
 
 import (
+	"cmp"
+	"encoding/binary"
 	"fmt"
 	"math"
 	"slices"
@@ -255,7 +257,69 @@ func joinVals(l *layout, value Row, ts int64) Row {
 	return out
 }
 
-// sortMutations sorts flush rows by key.
+// sortMutations sorts flush rows by key, in place.
 func sortMutations(rows []mutation) {
-	slices.SortFunc(rows, func(a, b mutation) int { return strings.Compare(a.key, b.key) })
+	if len(rows) < 2 {
+		return
+	}
+	ps := sortedPrefixes(len(rows), func(i int) string { return rows[i].key })
+	// rows[i] becomes the row at ps[i].at, one cycle of the permutation at
+	// a time.
+	for i := range ps {
+		if ps[i].at < 0 {
+			continue
+		}
+		held := rows[i]
+		for j := i; ; {
+			k := int(ps[j].at)
+			ps[j].at = -1
+			if k == i {
+				rows[j] = held
+				break
+			}
+			rows[j] = rows[k]
+			j = k
+		}
+	}
+}
+
+// sortSlotsByKey sorts slots by their keys.
+func sortSlotsByKey(slots []int32, keys []string) {
+	ps := sortedPrefixes(len(slots), func(i int) string { return keys[slots[i]] })
+	for i := range ps {
+		ps[i].at = slots[ps[i].at]
+	}
+	for i, p := range ps {
+		slots[i] = p.at
+	}
+}
+
+// keyPrefix is the first 16 bytes of an encoded key (zero-padded), and
+// where the key is.
+type keyPrefix struct {
+	hi, lo uint64
+	at     int32
+}
+
+// sortedPrefixes returns the prefixes of n keys sorted by key. A flush's
+// keys sit wherever their writes left them, so each comparison of two
+// keys would miss the cache twice: the sort compares the prefixes, held in
+// one compact array, and reads whole keys only for prefixes alike.
+func sortedPrefixes(n int, key func(int) string) []keyPrefix {
+	ps := make([]keyPrefix, n)
+	for i := range ps {
+		var b [16]byte
+		copy(b[:], key(i))
+		ps[i] = keyPrefix{hi: binary.BigEndian.Uint64(b[:8]), lo: binary.BigEndian.Uint64(b[8:]), at: int32(i)}
+	}
+	slices.SortFunc(ps, func(a, b keyPrefix) int {
+		if a.hi != b.hi {
+			return cmp.Compare(a.hi, b.hi)
+		}
+		if a.lo != b.lo {
+			return cmp.Compare(a.lo, b.lo)
+		}
+		return strings.Compare(key(int(a.at)), key(int(b.at)))
+	})
+	return ps
 }
