@@ -290,10 +290,15 @@ func (d *DataFile) readGroupRows(g *rowGroupInfo, c int, want []int64, page *col
 		rest := want
 		// wanted counts the rows of page q to read; a page of an
 		// uncompressed chunk with a few wanted rows is read in part
-		// rather than whole in a window with its neighbours.
+		// rather than whole in a window with its neighbours. Of a
+		// mapped file, where a read costs no system call, it is read in
+		// part unless it holds a wanted row per layoutMark rows.
 		least := 1
 		if pr.partial {
 			least = 4
+			if readsAreCopies(d.f) {
+				least = int(s.end-s.first) / layoutMark
+			}
 		}
 		wanted := func(q int) int {
 			i := sort.Search(len(rest), func(i int) bool { return rest[i] >= spans[q].first })

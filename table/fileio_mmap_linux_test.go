@@ -153,7 +153,7 @@ func TestProbeOfDataFileTruncatedUnderMapping(t *testing.T) {
 
 // Sparse reads of a mapped file read far-apart rows of a page one run at a
 // time, and give the rows whole-page decoding gives, with and without
-// nulls.
+// nulls; row reads of every density give the rows a range read gives.
 func TestMappedSparseReadsInRuns(t *testing.T) {
 	for _, codec := range []string{"none", "none-nulls"} {
 		var data []byte
@@ -225,6 +225,32 @@ func TestMappedSparseReadsInRuns(t *testing.T) {
 		}
 		if runs == 0 {
 			t.Fatalf("%s: no read was cut into runs", codec)
+		}
+		// row reads of a column, sparse and dense, as readRange reads them
+		for c := range d.leaves {
+			if !d.sparsePages(g, c) {
+				continue
+			}
+			ty := columnType(d, c)
+			all := newColVec(ty)
+			if err := d.readRange(c, 0, d.numRows, all); err != nil {
+				t.Fatal(err)
+			}
+			for _, step := range []int64{1, 3, 40, 299, 1000} {
+				var pos []int64
+				var sel []int32
+				for r := step / 2; r < d.numRows; r += step {
+					pos, sel = append(pos, r), append(sel, int32(r))
+				}
+				got, want := newColVec(ty), newColVec(ty)
+				if err := d.readRows(c, pos, got); err != nil {
+					t.Fatalf("%s column %d every %d rows: %v", codec, c, step, err)
+				}
+				want.gather(all, sel)
+				if !sameVec(got, want) {
+					t.Fatalf("%s column %d every %d rows:\n%+v\n%+v", codec, c, step, got, want)
+				}
+			}
 		}
 	}
 }
