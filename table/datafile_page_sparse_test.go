@@ -70,7 +70,7 @@ func TestSparseRowsMatchWholePages(t *testing.T) {
 					t.Fatal(err)
 				}
 				rows := int32(whole.n)
-				sels := [][]int32{{0}, {rows - 1}, {layoutMark - 1, layoutMark}, {1, layoutMark + 3, 2*layoutMark + 1, rows - 2}, {rows / 2}, {7}, {7, 14}, {6, 7, 8}}
+				sels := [][]int32{{0}, {rows - 1}, {layoutMark - 1, layoutMark}, {framedMark - 1, framedMark}, {framedMark + 1, 3*framedMark - 1}, {1, layoutMark + 3, 2*layoutMark + 1, rows - 2}, {rows / 2}, {7}, {7, 14}, {6, 7, 8}}
 				for round := range 2 { // the first read learns the layout
 					for _, sel := range sels {
 						if !slices.IsSorted(sel) || sel[0] < 0 || sel[len(sel)-1] >= rows {
