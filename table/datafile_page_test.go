@@ -124,10 +124,13 @@ func writtenStateFile(t testing.TB, codec string) (*memFS, string) {
 	return fio, "bucket-0/" + codec + ".parquet"
 }
 
-// testPageOptions writes 300-row pages with codec; "zstd-frames" is zstd
-// in frames of 512 bytes.
+// testPageOptions writes 300-row pages with codec; "zstd" is zstd in one
+// frame per page, "zstd-frames" zstd in frames of 512 bytes.
 func testPageOptions(codec string) DataFileOptions {
-	if codec == "zstd-frames" {
+	switch codec {
+	case "zstd":
+		return DataFileOptions{Compression: "zstd", ZstdFrameBytes: -1, PageRows: 300}
+	case "zstd-frames":
 		return DataFileOptions{Compression: "zstd", ZstdFrameBytes: 512, PageRows: 300}
 	}
 	return DataFileOptions{Compression: codec, PageRows: 300}

@@ -11,7 +11,7 @@ func framedPage(t testing.TB, n, frameBytes int) (src, body []byte) {
 	for i := range src {
 		src[i] = byte(i*7%13) + byte(i/500)
 	}
-	body, err := (&framedZstdCodec{frameBytes: frameBytes}).Encode(nil, src)
+	body, err := newFramedZstdCodec(frameBytes).Encode(nil, src)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -83,16 +83,31 @@ func FuzzZstdFrames(f *testing.F) {
 	})
 }
 
-// Pages above maxFramedPage stay one frame.
-func TestLargePagesStayOneFrame(t *testing.T) {
-	for _, n := range []int{maxFramedPage, maxFramedPage + 1} {
+// A page is cut into round(size/frameBytes) frames of equal size; a page
+// of one frame is what the codec of unframed pages writes.
+func TestPagesCutIntoFrames(t *testing.T) {
+	for n, want := range map[int]int{0: 1, 1: 1, 4096: 1, 6143: 1, 6144: 2, 12 << 10: 3, 20_500: 5} {
 		src, body := framedPage(t, n, 4096)
 		fr, err := parseZstdFrames(body, len(src))
 		if err != nil {
 			t.Fatal(err)
 		}
-		if want := map[bool]int{true: 3, false: 1}[n <= maxFramedPage]; len(fr.comp)-1 != want {
+		if len(fr.comp)-1 != want {
 			t.Errorf("page of %d bytes: %d frames, want %d", n, len(fr.comp)-1, want)
+		}
+		for i := 1; i < want; i++ {
+			if got := fr.plain[i] - fr.plain[i-1]; got != fr.plain[1] {
+				t.Errorf("page of %d bytes: frame %d of %d bytes, the first of %d", n, i, got, fr.plain[1])
+			}
+		}
+		if want == 1 {
+			whole, err := unframedZstdCodec().Encode(nil, src)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !bytes.Equal(body, whole) {
+				t.Errorf("page of %d bytes: one frame differs from an unframed page", n)
+			}
 		}
 	}
 }

@@ -24,7 +24,7 @@ func zstdTestPages(t testing.TB) (plains, bodies [][]byte) {
 		for i := range plain {
 			plain[i] = byte(i*7%13) + byte(i/500) + byte(i*i>>9)
 		}
-		framed, err := (&framedZstdCodec{frameBytes: 1024}).Encode(nil, plain)
+		framed, err := newFramedZstdCodec(1024).Encode(nil, plain)
 		if err != nil {
 			t.Fatal(err)
 		}
