@@ -31,10 +31,8 @@ type MapState struct {
 	ends   []int      // end of each probed key's entries in read; of each row's key in keys
 	order  []int32    // dirty slots in key order, for a flush
 	rows   []mutation // the rows of the last flush, reused by the next
-	// keyBytes is the bytes of the last flush's row keys, which sizes the
-	// next flush's key string.
-	keyBytes, keyRows int
-	last              lastLookup // see MapEntries.locate
+	keys   []byte     // their keys, before they become one string
+	last   lastLookup // see MapEntries.locate
 }
 
 // lastLookup is the last entry key a handle looked up: its datums, its
@@ -362,21 +360,8 @@ func (m *MapState) mutations() ([]mutation, error) {
 		}
 	}
 	sortSlotsByKey(m.order, m.buf.keys)
-	// At most one row per entry read or held: sized once, no flush grows
-	// its rows. The keys become one string without a copy, so they are
-	// made anew, sized from the last flush's bytes per row.
-	most := 0
-	for _, at := range m.order {
-		me := m.buf.slots[at]
-		most += len(me.entries) + len(me.image)
-	}
 	clear(m.rows) // rows of a flush that failed
-	rows, ends := slices.Grow(m.rows[:0], most), slices.Grow(m.ends[:0], most)
-	perRow := 32
-	if m.keyRows > 0 {
-		perRow = m.keyBytes/m.keyRows + 1
-	}
-	keys := make([]byte, 0, most*perRow)
+	rows, keys, ends := m.rows[:0], m.keys[:0], m.ends[:0]
 	emit := func(prefix string, e mapEntry, delete bool) {
 		keys = append(append(keys, prefix...), e.sub...)
 		ends = append(ends, len(keys))
@@ -405,17 +390,13 @@ func (m *MapState) mutations() ([]mutation, error) {
 			}
 		}
 	}
-	// keys is not written again: the rows' keys may view it in place.
-	all := unsafe.String(unsafe.SliceData(keys), len(keys))
+	all := string(keys)
 	from := 0
 	for i, end := range ends {
 		rows[i].key = all[from:end]
 		from = end
 	}
-	m.rows, m.ends = rows, ends
-	if len(rows) > 0 {
-		m.keyBytes, m.keyRows = len(keys), len(rows)
-	}
+	m.rows, m.keys, m.ends = rows, keys, ends
 	return rows, nil
 }
 
