@@ -395,7 +395,7 @@ func (kr *keyPageReader) page(p int, sc *probeScratch) (*keyPage, error) {
 			return nil, err
 		}
 		sc.page = keyPage{vecs: sc.keyVecs[from:]}
-		if n := len(kr.d.keyTypes); sampled {
+		if n := len(kr.d.keyTypes); sampled && kr.runsReadable(p) {
 			if s := newKeySample(sc.keyVecs[n-1], kr.d.keyTypes[n-1], rows); s != nil {
 				cache.add(sampleID, &keyPage{sample: s})
 			}

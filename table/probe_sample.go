@@ -45,8 +45,9 @@ func (kr *keyPageReader) sampleable(p int) bool {
 	return w > 0 && len(pb.hi)-pb.pinLen == w
 }
 
-// intKeyWidth is the encoded (and PLAIN) width of a non-null integer key
-// field, 0 for other fields.
+// intKeyWidth is the encoded (and PLAIN) width of a non-null INT, DATE or
+// BIGINT key field, 0 for other fields (timestamps may be stored in other
+// units, or as INT96).
 func intKeyWidth(t DataType) int {
 	if t.Nullable {
 		return 0
@@ -54,10 +55,30 @@ func intKeyWidth(t DataType) int {
 	switch t.Root {
 	case TypeInt, TypeDate:
 		return 4
-	case TypeBigInt, TypeTimestamp:
+	case TypeBigInt:
 		return 8
 	}
 	return 0
+}
+
+// runsReadable says whether rows of the last key column of sampleable key
+// page p can be read alone: its page is PLAIN, of values as wide as the
+// field's encoding, without nulls, and its layout is known (learnt here).
+// Pages of other writers (dictionaries, other encodings) are not sampled.
+func (kr *keyPageReader) runsReadable(p int) bool {
+	d := kr.d
+	col := d.keyCols[len(d.keyCols)-1]
+	gi, q, err := kr.pageOf(p)
+	if err != nil {
+		return false
+	}
+	g := &d.groups[gi]
+	w := intKeyWidth(d.keyTypes[len(d.keyTypes)-1])
+	if !d.sparsePages(g, col) || d.leaves[col].fixedWidth() != w || d.leaves[col].maxDef != 0 {
+		return false
+	}
+	lay := d.pageLayout(g, col, q, kr.runScratch())
+	return lay != noLayout && lay.valid == nil && lay.marks == nil
 }
 
 // newKeySample samples v, the decoded last key field of a page of rows
