@@ -63,9 +63,9 @@ type levelSpec struct {
 func newProbeBench(b *testing.B, n int, levels []levelSpec, codec string) *probeBench {
 	b.Helper()
 	dir := b.TempDir()
-	var frameBytes int // "zstd-frames": zstd pages in 4 KiB frames
-	if codec == "zstd-frames" {
-		codec, frameBytes = "zstd", 4096
+	var frameBytes int // "zstd-oneframe": each zstd page one frame (the default is 4 KiB frames)
+	if codec == "zstd-oneframe" {
+		codec, frameBytes = "zstd", -1
 	}
 	s := benchSchema(true)
 	s.Options[OptionFileCompression] = codec
@@ -206,8 +206,8 @@ func BenchmarkProbe(b *testing.B) {
 		{"1M/levels-none", 1_000_000, []levelSpec{{5, 1, 8}, {4, 10, 2}, {2, 50, 1}, {1, 100, 1}}, "none"},
 		{"1M/one-file", 1_000_000, []levelSpec{{level: 5, every: 1, files: 1}}, "zstd"},
 		{"1M/levels", 1_000_000, []levelSpec{{5, 1, 8}, {4, 10, 2}, {2, 50, 1}, {1, 100, 1}}, "zstd"},
-		{"1M/one-file-frames", 1_000_000, []levelSpec{{level: 5, every: 1, files: 1}}, "zstd-frames"},
-		{"1M/levels-frames", 1_000_000, []levelSpec{{5, 1, 8}, {4, 10, 2}, {2, 50, 1}, {1, 100, 1}}, "zstd-frames"},
+		{"1M/one-file-oneframe", 1_000_000, []levelSpec{{level: 5, every: 1, files: 1}}, "zstd-oneframe"},
+		{"1M/levels-oneframe", 1_000_000, []levelSpec{{5, 1, 8}, {4, 10, 2}, {2, 50, 1}, {1, 100, 1}}, "zstd-oneframe"},
 		{"1M/one-file-snappy", 1_000_000, []levelSpec{{level: 5, every: 1, files: 1}}, "snappy"},
 		{"1M/levels-snappy", 1_000_000, []levelSpec{{5, 1, 8}, {4, 10, 2}, {2, 50, 1}, {1, 100, 1}}, "snappy"},
 		{"10M/one-file-none", 10_000_000, []levelSpec{{level: 5, every: 1, files: 1}}, "none"},

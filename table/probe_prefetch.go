@@ -83,7 +83,7 @@ func (d *DataFile) appendValueOffsets(offs []int64, c int, rows []int64, sc *pag
 					offs = append(offs, s.off+lay.values+int64(k)*w)
 					continue
 				}
-				a, b := k/layoutMark, k/layoutMark+1
+				a, b := k/lay.markEvery(), k/lay.markEvery()+1
 				if b >= len(lay.marks) {
 					continue
 				}
