@@ -98,3 +98,41 @@ func FuzzDecodeOffsets(f *testing.F) {
 		}
 	})
 }
+
+// A sink's snapshot reuses the bytes of transactions encoded by earlier
+// snapshots and is byte for byte the encoding of what is pending, before
+// and after a commit drops the oldest transactions.
+func TestSinkSnapshotIsTheEncodingOfPending(t *testing.T) {
+	s := &sinkOp{ctx: &OperatorContext{Task: TaskID{Operator: "out", Subtask: 1}}}
+	check := func(n int64, wantPending int) {
+		t.Helper()
+		b, err := s.Snapshot(n)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(s.pending) != wantPending {
+			t.Fatalf("checkpoint %d: %d pending, want %d", n, len(s.pending), wantPending)
+		}
+		if want := encodeTxns(s.pending); string(b) != string(want) {
+			t.Fatalf("checkpoint %d: snapshot of %d bytes differs from the %d-byte encoding of the pending transactions", n, len(b), len(want))
+		}
+	}
+	txns := sampleTxns()
+	if err := s.Process(0, txns[0].Changes, nil); err != nil {
+		t.Fatal(err)
+	}
+	check(1, 1)
+	check(2, 1) // nothing staged: no new transaction
+	if err := s.Process(0, txns[0].Changes[:2], nil); err != nil {
+		t.Fatal(err)
+	}
+	check(3, 2)
+	s.committing = true
+	if err := s.Receive(&commitDone{n: 1}); err != nil {
+		t.Fatal(err)
+	}
+	check(4, 1)
+	if s.pending[0].Checkpoint != 3 {
+		t.Fatalf("pending transaction of checkpoint %d, want 3", s.pending[0].Checkpoint)
+	}
+}

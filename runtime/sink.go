@@ -50,6 +50,10 @@ type sinkOp struct {
 	ctx       *OperatorContext
 	staged    []Record
 	pending   []*Txn // closed at a barrier, not yet committed; ascending checkpoint
+	// encoded holds encodeTxn of each pending transaction, index for index:
+	// a transaction stays in every snapshot until committed, and encoding
+	// its changes again for each one costs as much as the first time.
+	encoded [][]byte
 	// completed is the newest checkpoint known complete, reported the newest
 	// reported committed; committing is set while a commit job runs.
 	completed, reported int64
@@ -86,6 +90,9 @@ func (s *sinkOp) Open(ctx *OperatorContext) error {
 		}
 		return cmp.Compare(a.Writer, b.Writer)
 	})
+	for _, t := range s.pending {
+		s.encoded = append(s.encoded, encodeTxn(t))
+	}
 	// Every transaction the checkpoint holds was closed at or before it, and
 	// the checkpoint completed.
 	s.completed = ctx.RestoredID
@@ -101,10 +108,15 @@ func (s *sinkOp) Process(_ int, recs []Record, _ Emitter) error {
 func (s *sinkOp) Snapshot(n int64) ([]byte, error) {
 	if len(s.staged) > 0 {
 		id := TxnID{Sink: s.ctx.Task.Operator, Writer: s.ctx.Task.Subtask, Checkpoint: n}
-		s.pending = append(s.pending, &Txn{TxnID: id, Changes: s.staged})
+		t := &Txn{TxnID: id, Changes: s.staged}
+		s.pending = append(s.pending, t)
+		s.encoded = append(s.encoded, encodeTxn(t))
 		s.staged = nil
 	}
-	return encodeTxns(s.pending), nil
+	if len(s.encoded) != len(s.pending) {
+		panic(fmt.Sprintf("runtime: sink %s: %d pending transactions, %d encoded", s.ctx.Task.Operator, len(s.pending), len(s.encoded)))
+	}
+	return joinTxns(s.encoded), nil
 }
 
 func (s *sinkOp) CheckpointComplete(n int64) error {
@@ -158,6 +170,7 @@ func (s *sinkOp) Receive(msg any) error {
 		return m.err
 	}
 	s.pending = slices.Delete(s.pending, 0, m.n)
+	s.encoded = slices.Delete(s.encoded, 0, m.n)
 	s.commit()
 	return nil
 }

@@ -12,27 +12,46 @@ import (
 //	  per change: kind byte, row (see rowcodec.go)
 
 func encodeTxns(txns []*Txn) []byte {
+	encoded := make([][]byte, len(txns))
+	for i, t := range txns {
+		encoded[i] = encodeTxn(t)
+	}
+	return joinTxns(encoded)
+}
+
+// encodeTxn encodes one transaction: everything of the format after the
+// count. A sink encodes each transaction once, when its checkpoint closes
+// it, and reuses the bytes in every snapshot that still holds it.
+func encodeTxn(t *Txn) []byte {
 	// The exact size first: the changes between two checkpoints can be
 	// many megabytes, and growing the buffer would copy them over and over.
-	size := uvarintSize(uint64(len(txns)))
-	for _, t := range txns {
-		size += uvarintSize(uint64(t.Writer)) + uvarintSize(uint64(t.Checkpoint)) + uvarintSize(uint64(len(t.Changes)))
-		for _, c := range t.Changes {
-			size += 1 + rowSize(c.Row)
-		}
+	size := uvarintSize(uint64(t.Writer)) + uvarintSize(uint64(t.Checkpoint)) + uvarintSize(uint64(len(t.Changes)))
+	for _, c := range t.Changes {
+		size += 1 + rowSize(c.Row)
 	}
-	out := binary.AppendUvarint(make([]byte, 0, size), uint64(len(txns)))
-	for _, t := range txns {
-		out = binary.AppendUvarint(out, uint64(t.Writer))
-		out = binary.AppendUvarint(out, uint64(t.Checkpoint))
-		out = binary.AppendUvarint(out, uint64(len(t.Changes)))
-		for _, c := range t.Changes {
-			out = append(out, byte(c.Kind))
-			out = appendRow(out, c.Row)
-		}
+	out := binary.AppendUvarint(make([]byte, 0, size), uint64(t.Writer))
+	out = binary.AppendUvarint(out, uint64(t.Checkpoint))
+	out = binary.AppendUvarint(out, uint64(len(t.Changes)))
+	for _, c := range t.Changes {
+		out = append(out, byte(c.Kind))
+		out = appendRow(out, c.Row)
 	}
 	if len(out) != size {
-		panic(fmt.Sprintf("runtime: %d transactions encoded in %d bytes, sized %d", len(txns), len(out), size))
+		panic(fmt.Sprintf("runtime: transaction %s/%d/%d encoded in %d bytes, sized %d", t.Sink, t.Writer, t.Checkpoint, len(out), size))
+	}
+	return out
+}
+
+// joinTxns returns the encoding of the transactions whose encodeTxn bytes
+// are encoded, in that order.
+func joinTxns(encoded [][]byte) []byte {
+	size := uvarintSize(uint64(len(encoded)))
+	for _, b := range encoded {
+		size += len(b)
+	}
+	out := binary.AppendUvarint(make([]byte, 0, size), uint64(len(encoded)))
+	for _, b := range encoded {
+		out = append(out, b...)
 	}
 	return out
 }
