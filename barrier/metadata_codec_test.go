@@ -3,6 +3,7 @@ package barrier
 import (
 	"bytes"
 	"encoding/binary"
+	"encoding/json"
 	"errors"
 	"hash/crc32"
 	"reflect"
@@ -40,45 +41,93 @@ func TestMetadataHeaderLayout(t *testing.T) {
 	if string(data[:8]) != "LKSTCKPT" {
 		t.Fatalf("magic = %q", data[:8])
 	}
-	if v := binary.BigEndian.Uint32(data[8:]); v != 1 {
+	if v := binary.BigEndian.Uint32(data[8:]); v != 2 {
 		t.Fatalf("version = %d", v)
 	}
-	body := data[20:]
-	if n := binary.BigEndian.Uint32(data[12:]); int(n) != len(body) {
-		t.Fatalf("length = %d, body %d", n, len(body))
+	body, extras := split(t, data)
+	if c := binary.BigEndian.Uint32(data[20:]); c != crc32.Checksum(data[24:], crc32.MakeTable(crc32.Castagnoli)) {
+		t.Fatalf("checksum is not CRC-32C of the body and the extras")
 	}
-	if c := binary.BigEndian.Uint32(data[16:]); c != crc32.Checksum(body, crc32.MakeTable(crc32.Castagnoli)) {
-		t.Fatalf("checksum is not CRC-32C of the body")
-	}
-	for _, field := range []string{`"kind":"checkpoint"`, `"timestamp_ms":1700000000123`, `"key_groups":{"start":64,"end":127}`, `"backend":"paimon"`, `"uploaded":true`} {
+	for _, field := range []string{`"kind":"checkpoint"`, `"timestamp_ms":1700000000123`, `"key_groups":{"start":64,"end":127}`, `"backend":"paimon"`, `"uploaded":true`,
+		`"extras":{"watermark":{"offset":0,"size":4}}`, `"extras":{"watermark":{"offset":4,"size":4}}`, `"extras":{"offsets":{"offset":8,"size":20}}`} {
 		if !bytes.Contains(body, []byte(field)) {
 			t.Errorf("body lacks %s", field)
 		}
 	}
+	if want := "\x00\x00\x00*\x00\x00\x00*" + `{"partition-0":1234}`; string(extras) != want {
+		t.Fatalf("extras section = %q, want %q", extras, want)
+	}
 }
 
-// reseal rewrites the header's length and checksum after a body edit, so the
-// decoder gets past the envelope to the content checks.
-func reseal(data []byte) []byte {
-	body := data[20:]
+// split returns the body and the extras section of a version 2 file.
+func split(t *testing.T, data []byte) (body, extras []byte) {
+	t.Helper()
+	n, x := binary.BigEndian.Uint32(data[12:]), binary.BigEndian.Uint32(data[16:])
+	if uint64(len(data)) != 24+uint64(n)+uint64(x) {
+		t.Fatalf("file of %d bytes, header says body %d and extras %d", len(data), n, x)
+	}
+	return data[24 : 24+n], data[24+n:]
+}
+
+// seal builds a version 2 file of body and extras with a right header, so
+// the decoder gets past the envelope to the content checks.
+func seal(body, extras []byte) []byte {
+	data := make([]byte, 24, 24+len(body)+len(extras))
+	copy(data, metadataMagic)
+	binary.BigEndian.PutUint32(data[8:], 2)
 	binary.BigEndian.PutUint32(data[12:], uint32(len(body)))
-	binary.BigEndian.PutUint32(data[16:], crc32.Checksum(body, crc32.MakeTable(crc32.Castagnoli)))
+	binary.BigEndian.PutUint32(data[16:], uint32(len(extras)))
+	data = append(append(data, body...), extras...)
+	binary.BigEndian.PutUint32(data[20:], crc32.Checksum(data[24:], crc32.MakeTable(crc32.Castagnoli)))
 	return data
 }
 
 func editBody(t *testing.T, from, to string) []byte {
 	t.Helper()
-	data := encode(t, sampleMetadata())
-	body := string(data[20:])
-	if !strings.Contains(body, from) {
+	body, extras := split(t, encode(t, sampleMetadata()))
+	if !bytes.Contains(body, []byte(from)) {
 		t.Fatalf("body lacks %q", from)
 	}
-	return reseal(append(data[:20:20], strings.Replace(body, from, to, 1)...))
+	return seal([]byte(strings.Replace(string(body), from, to, 1)), extras)
+}
+
+// encodeV1 is the version 1 encoding of m: a 20-byte header and the whole
+// document, extras as base64, in JSON.
+func encodeV1(t testing.TB, m *Metadata) []byte {
+	body, err := json.Marshal(m)
+	if err != nil {
+		t.Fatal(err)
+	}
+	data := make([]byte, 20, 20+len(body))
+	copy(data, metadataMagic)
+	binary.BigEndian.PutUint32(data[8:], 1)
+	binary.BigEndian.PutUint32(data[12:], uint32(len(body)))
+	binary.BigEndian.PutUint32(data[16:], crc32.Checksum(body, crc32.MakeTable(crc32.Castagnoli)))
+	return append(data, body...)
+}
+
+// Files of format version 1 still decode, to the same document.
+func TestDecodeMetadataVersion1(t *testing.T) {
+	for _, m := range []*Metadata{sampleMetadata(), sampleSavepoint()} {
+		got, err := DecodeMetadata("chk-3/_metadata", encodeV1(t, m))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !reflect.DeepEqual(got, m) {
+			t.Fatalf("version 1 decodes to\n %+v\nwant %+v", got, m)
+		}
+	}
+	bad := encodeV1(t, sampleMetadata())
+	bad[30] ^= 1
+	if _, err := DecodeMetadata("chk-3/_metadata", bad); err == nil || !strings.Contains(err.Error(), "chk-3/_metadata: checksum mismatch") {
+		t.Fatalf("corrupt version 1 file: err = %v", err)
+	}
 }
 
 // Every corruption yields a *MetadataError naming the file and the problem.
 func TestDecodeMetadataRejectsCorruption(t *testing.T) {
 	good := encode(t, sampleMetadata())
+	goodBody, goodExtras := split(t, good)
 	mutate := func(f func(b []byte) []byte) []byte { return f(bytes.Clone(good)) }
 	cases := []struct {
 		name    string
@@ -87,16 +136,22 @@ func TestDecodeMetadataRejectsCorruption(t *testing.T) {
 	}{
 		{"empty", nil, "truncated"},
 		{"short header", good[:19], "truncated"},
+		{"short version 2 header", good[:23], "truncated"},
 		{"magic", mutate(func(b []byte) []byte { b[0] = 'X'; return b }), "bad magic"},
-		{"version", mutate(func(b []byte) []byte { b[11] = 2; return b }), "unsupported format version 2"},
+		{"version", mutate(func(b []byte) []byte { b[11] = 3; return b }), "unsupported format version 3"},
 		{"huge length", mutate(func(b []byte) []byte { binary.BigEndian.PutUint32(b[12:], 1<<31); return b }), "exceeds"},
-		{"truncated body", good[:len(good)-1], "header says"},
+		{"huge extras", mutate(func(b []byte) []byte { binary.BigEndian.PutUint32(b[16:], 1<<31+1); return b }), "exceeds"},
+		{"truncated extras", good[:len(good)-1], "header says"},
 		{"trailing bytes", append(bytes.Clone(good), '\n'), "header says"},
 		{"flipped body bit", mutate(func(b []byte) []byte { b[40] ^= 1; return b }), "checksum mismatch"},
-		{"flipped checksum", mutate(func(b []byte) []byte { b[17] ^= 1; return b }), "checksum mismatch"},
-		{"not json", reseal(append(bytes.Clone(good[:20]), "not json"...)), "malformed body"},
+		{"flipped extras bit", mutate(func(b []byte) []byte { b[len(b)-1] ^= 1; return b }), "checksum mismatch"},
+		{"flipped checksum", mutate(func(b []byte) []byte { b[21] ^= 1; return b }), "checksum mismatch"},
+		{"not json", seal([]byte("not json"), nil), "malformed body"},
 		{"unknown field", editBody(t, `"job_id"`, `"jobb_id"`), "malformed body"},
-		{"second value", reseal(append(bytes.Clone(good), " {}"...)), "trailing data"},
+		{"second value", seal(append(bytes.Clone(goodBody), " {}"...), goodExtras), "trailing data"},
+		{"extra outside the section", editBody(t, `"offsets":{"offset":8,"size":20}`, `"offsets":{"offset":9,"size":20}`), `extra "offsets" at [9,+20) outside the 28-byte extras section`},
+		{"negative extra offset", editBody(t, `"offsets":{"offset":8,`, `"offsets":{"offset":-8,`), "outside"},
+		{"extra as base64", editBody(t, `"offsets":{"offset":8,"size":20}`, `"offsets":"AAA="`), "malformed body"},
 		{"zero id", editBody(t, `"id":3,`, `"id":0,`), "checkpoint id is 0"},
 		{"bad kind", editBody(t, `"kind":"checkpoint"`, `"kind":"snapshot"`), "unknown checkpoint kind"},
 		{"wrong range", editBody(t, `{"start":64,"end":127}`, `{"start":63,"end":127}`), "key groups [63,127], want [64,127]"},
@@ -142,7 +197,7 @@ func TestSavepointValidation(t *testing.T) {
 
 // Absent and empty extras decode alike, so re-encoding is stable.
 func TestEmptyExtrasNormalise(t *testing.T) {
-	data := editBody(t, `"extras":{"offsets":"eyJwYXJ0aXRpb24tMCI6MTIzNH0="}`, `"extras":{}`)
+	data := editBody(t, `"extras":{"offsets":{"offset":8,"size":20}}`, `"extras":{}`)
 	m, err := DecodeMetadata("x", data)
 	if err != nil {
 		t.Fatal(err)
@@ -163,11 +218,12 @@ func FuzzDecodeMetadata(f *testing.F) {
 	}
 	f.Add(good)
 	f.Add(sp)
-	f.Add(good[:20])
+	f.Add(good[:24])
 	f.Add(good[:len(good)/2])
 	f.Add([]byte("LKSTCKPT"))
-	f.Add(reseal(append(bytes.Clone(good[:20]), `{"id":1,"kind":"checkpoint","timestamp_ms":0,"job_id":"j","operators":[]}`...)))
-	f.Add(reseal(append(bytes.Clone(good[:20]), `{"id":1,"kind":"checkpoint","timestamp_ms":0,"job_id":"j","operators":[{"id":"o","parallelism":40000,"max_parallelism":40000,"subtasks":null}]}`...)))
+	f.Add(encodeV1(f, sampleMetadata()))
+	f.Add(seal([]byte(`{"id":1,"kind":"checkpoint","timestamp_ms":0,"job_id":"j","operators":[]}`), nil))
+	f.Add(seal([]byte(`{"id":1,"kind":"checkpoint","timestamp_ms":0,"job_id":"j","operators":[{"id":"o","parallelism":40000,"max_parallelism":40000,"subtasks":null}]}`), nil))
 	f.Fuzz(func(t *testing.T, data []byte) {
 		m, err := DecodeMetadata("fuzz/_metadata", data)
 		if err != nil {
@@ -191,25 +247,24 @@ func FuzzDecodeMetadata(f *testing.F) {
 	})
 }
 
-// FuzzDecodeMetadataBody fuzzes the JSON body behind a valid envelope, so
-// inputs get past the checksum to the body decoder and the validation.
+// FuzzDecodeMetadataBody fuzzes the JSON body and the extras section behind
+// a valid envelope, so inputs get past the checksum to the body decoder, the
+// extras ranges and the validation.
 func FuzzDecodeMetadataBody(f *testing.F) {
 	for _, m := range []*Metadata{sampleMetadata(), sampleSavepoint()} {
 		data, err := EncodeMetadata(m)
 		if err != nil {
 			f.Fatal(err)
 		}
-		f.Add(data[20:])
+		n := binary.BigEndian.Uint32(data[12:])
+		f.Add(data[24:24+n], data[24+n:])
 	}
-	f.Add([]byte(`{"id":1,"kind":"checkpoint","timestamp_ms":0,"job_id":"j","operators":[]}`))
-	f.Add([]byte(`{"id":1,"kind":"savepoint","timestamp_ms":0,"job_id":"j","operators":[{"id":"o","parallelism":1,"max_parallelism":1,"subtasks":[{"index":0,"key_groups":{"start":0,"end":0},"backend":"memory","backend_id":"b","tables":[{"name":"t","snapshot_id":0,"files":[{"path":"f","size":0,"blob":"x","uploaded":true}]}]}]}]}`))
-	f.Add([]byte(`{"id":18446744073709551615,"kind":"checkpoint","timestamp_ms":-1,"job_id":"","operators":null}`))
-	f.Fuzz(func(t *testing.T, body []byte) {
-		header := make([]byte, 20)
-		copy(header, metadataMagic)
-		binary.BigEndian.PutUint32(header[8:], metadataVersion)
-		data := reseal(append(header, body...))
-		m, err := DecodeMetadata("fuzz/_metadata", data)
+	f.Add([]byte(`{"id":1,"kind":"checkpoint","timestamp_ms":0,"job_id":"j","operators":[]}`), []byte(nil))
+	f.Add([]byte(`{"id":1,"kind":"savepoint","timestamp_ms":0,"job_id":"j","operators":[{"id":"o","parallelism":1,"max_parallelism":1,"subtasks":[{"index":0,"key_groups":{"start":0,"end":0},"backend":"memory","backend_id":"b","tables":[{"name":"t","snapshot_id":0,"files":[{"path":"f","size":0,"blob":"x","uploaded":true}]}],"extras":{"a":{"offset":1,"size":2},"b":{"offset":0,"size":3}}}]}]}`), []byte("xyz"))
+	f.Add([]byte(`{"id":18446744073709551615,"kind":"checkpoint","timestamp_ms":-1,"job_id":"","operators":null}`), []byte(nil))
+	f.Add([]byte(`null`), []byte(nil))
+	f.Fuzz(func(t *testing.T, body, extras []byte) {
+		m, err := DecodeMetadata("fuzz/_metadata", seal(body, extras))
 		if err != nil {
 			if !strings.HasPrefix(err.Error(), "checkpoint metadata fuzz/_metadata: ") {
 				t.Fatalf("error %q does not name the file", err)

@@ -11,12 +11,16 @@ import (
 // returning the name. BlobStore puts are atomic, so a reader finds the whole
 // document or none: the write is the checkpoint's commit point.
 func WriteMetadata(ctx context.Context, store BlobStore, m *Metadata) (string, error) {
-	data, err := EncodeMetadata(m)
+	parts, err := encodeMetadata(m)
 	if err != nil {
 		return "", err
 	}
 	name := MetadataBlobName(m.Kind, m.ID)
-	if err := store.Put(ctx, name, bytes.NewReader(data)); err != nil {
+	readers := make([]io.Reader, len(parts))
+	for i, p := range parts {
+		readers[i] = bytes.NewReader(p)
+	}
+	if err := store.Put(ctx, name, io.MultiReader(readers...)); err != nil {
 		return "", err
 	}
 	return name, nil
@@ -30,7 +34,7 @@ func ReadMetadata(ctx context.Context, store BlobStore, name string) (*Metadata,
 		return nil, err
 	}
 	defer rc.Close()
-	data, err := io.ReadAll(io.LimitReader(rc, headerSize+maxBodySize+1))
+	data, err := io.ReadAll(io.LimitReader(rc, headerSize+maxBodySize+maxExtrasSize+1))
 	if err != nil {
 		if _, ok := errors.AsType[*BlobError](err); ok {
 			return nil, err
