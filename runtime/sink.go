@@ -105,6 +105,8 @@ func (s *sinkOp) Process(_ int, recs []Record, _ Emitter) error {
 	return nil
 }
 
+// Snapshot returns the pending transactions. With one pending, the bytes are
+// the ones the sink keeps for it (read-only, as every operator's extras).
 func (s *sinkOp) Snapshot(n int64) ([]byte, error) {
 	if len(s.staged) > 0 {
 		id := TxnID{Sink: s.ctx.Task.Operator, Writer: s.ctx.Task.Subtask, Checkpoint: n}

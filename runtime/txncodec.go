@@ -19,17 +19,19 @@ func encodeTxns(txns []*Txn) []byte {
 	return joinTxns(encoded)
 }
 
-// encodeTxn encodes one transaction: everything of the format after the
-// count. A sink encodes each transaction once, when its checkpoint closes
-// it, and reuses the bytes in every snapshot that still holds it.
+// encodeTxn returns the encoding of t alone: the count 1, then t. A sink
+// encodes each transaction once, when its checkpoint closes it, and reuses
+// the bytes in every snapshot that still holds it: as they are when t is
+// the only one, without the count byte in a longer list.
 func encodeTxn(t *Txn) []byte {
 	// The exact size first: the changes between two checkpoints can be
 	// many megabytes, and growing the buffer would copy them over and over.
-	size := uvarintSize(uint64(t.Writer)) + uvarintSize(uint64(t.Checkpoint)) + uvarintSize(uint64(len(t.Changes)))
+	size := 1 + uvarintSize(uint64(t.Writer)) + uvarintSize(uint64(t.Checkpoint)) + uvarintSize(uint64(len(t.Changes)))
 	for _, c := range t.Changes {
 		size += 1 + rowSize(c.Row)
 	}
-	out := binary.AppendUvarint(make([]byte, 0, size), uint64(t.Writer))
+	out := binary.AppendUvarint(make([]byte, 0, size), 1)
+	out = binary.AppendUvarint(out, uint64(t.Writer))
 	out = binary.AppendUvarint(out, uint64(t.Checkpoint))
 	out = binary.AppendUvarint(out, uint64(len(t.Changes)))
 	for _, c := range t.Changes {
@@ -43,15 +45,19 @@ func encodeTxn(t *Txn) []byte {
 }
 
 // joinTxns returns the encoding of the transactions whose encodeTxn bytes
-// are encoded, in that order.
+// are encoded, in that order. The encoding of a single transaction is its
+// encodeTxn bytes themselves, capped so that appending to it copies.
 func joinTxns(encoded [][]byte) []byte {
+	if len(encoded) == 1 {
+		return encoded[0][:len(encoded[0]):len(encoded[0])]
+	}
 	size := uvarintSize(uint64(len(encoded)))
 	for _, b := range encoded {
-		size += len(b)
+		size += len(b) - 1
 	}
 	out := binary.AppendUvarint(make([]byte, 0, size), uint64(len(encoded)))
 	for _, b := range encoded {
-		out = append(out, b...)
+		out = append(out, b[1:]...)
 	}
 	return out
 }
