@@ -179,6 +179,41 @@ func TestCancelledPutIsNotTransient(t *testing.T) {
 	}
 }
 
+func TestPutOfCancelledContextWritesNothing(t *testing.T) {
+	s := open(t)
+	ctx, cancel := context.WithCancel(t.Context())
+	cancel()
+	// bytes.Reader writes itself out: one check of ctx before the copy
+	err := s.Put(ctx, "whole", bytes.NewReader(bytes.Repeat([]byte("w"), 1<<20)))
+	if !errors.Is(err, context.Canceled) {
+		t.Fatalf("put = %v", err)
+	}
+	if got := names(t, s, ""); len(got) != 0 {
+		t.Fatalf("cancelled put left %v", got)
+	}
+	if tf := tempFiles(t, s); len(tf) != 0 {
+		t.Fatalf("temporary files left: %v", tf)
+	}
+}
+
+// BenchmarkPutMetadata puts a checkpoint's metadata as the coordinator
+// streams it: a JSON body and extras in pieces.
+func BenchmarkPutMetadata(b *testing.B) {
+	s, err := Open(b.TempDir())
+	if err != nil {
+		b.Fatal(err)
+	}
+	body := bytes.Repeat([]byte("{}"), 4<<10)
+	extras := bytes.Repeat([]byte("x"), 38<<20)
+	b.SetBytes(int64(len(body) + len(extras)))
+	for b.Loop() {
+		r := io.MultiReader(bytes.NewReader(body), bytes.NewReader(extras))
+		if err := s.Put(b.Context(), "chk-1/_metadata", r); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
+
 type cancelAfterFirstRead struct {
 	cancel func()
 	data   []byte
