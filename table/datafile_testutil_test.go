@@ -1,5 +1,12 @@
 package table
 
+import (
+	"path/filepath"
+	"testing"
+
+	"github.com/apache/arrow-go/v18/arrow"
+)
+
 // fixturePKSchema is schema-0 of the pk-dv-parquet and pk-mor-parquet tables.
 func fixturePKSchema(dv bool) *Schema {
 	s := &Schema{
@@ -18,4 +25,38 @@ func fixturePKSchema(dv bool) *Schema {
 		s.Options[OptionDeletionVectors] = "true"
 	}
 	return s
+}
+
+// localBenchFile writes n uncompressed bench rows to a data file of the
+// local file system and opens it; the file closes when the test ends.
+func localBenchFile(t *testing.T, n int64) (*DataFile, string, []benchRow) {
+	t.Helper()
+	s := benchSchema(true)
+	s.Options[OptionFileCompression] = "none"
+	rows := benchRows(sortedBenchKeys(0, n, 1), 0)
+	rec := benchRecord(s, rows)
+	defer rec.Release()
+	seqs := make([]int64, len(rows))
+	for i := range seqs {
+		seqs[i] = int64(i)
+	}
+	d, p := localDataFile(t, s, rec, seqs)
+	return d, p, rows
+}
+
+// localDataFile writes rec to a data file of the local file system and
+// opens it; the file closes when the test ends.
+func localDataFile(t *testing.T, s *Schema, rec arrow.Record, seqs []int64) (*DataFile, string) {
+	t.Helper()
+	fio := NewLocalFileIO()
+	p := filepath.Join(t.TempDir(), "data-0.parquet")
+	if _, err := WriteDataFile(fio, p, s, rec, seqs, nil, DataFileOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	d, err := OpenDataFile(fio, p, s)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { d.Close() })
+	return d, p
 }

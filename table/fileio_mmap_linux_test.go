@@ -105,26 +105,7 @@ func TestMappedFileTruncatedUnderMapping(t *testing.T) {
 // A data file truncated after open fails probes and row reads that reach
 // its lost pages with an error naming it.
 func TestProbeOfDataFileTruncatedUnderMapping(t *testing.T) {
-	s := benchSchema(true)
-	s.Options[OptionFileCompression] = "none"
-	keys := sortedBenchKeys(0, 40_000, 1)
-	rows := benchRows(keys, 0)
-	rec := benchRecord(s, rows)
-	defer rec.Release()
-	fio := NewLocalFileIO()
-	p := filepath.Join(t.TempDir(), "data-0.parquet")
-	seqs := make([]int64, len(rows))
-	for i := range seqs {
-		seqs[i] = int64(i)
-	}
-	if _, err := WriteDataFile(fio, p, s, rec, seqs, nil, DataFileOptions{}); err != nil {
-		t.Fatal(err)
-	}
-	d, err := OpenDataFile(fio, p, s)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer d.Close()
+	d, p, rows := localBenchFile(t, 40_000)
 	if _, ok := d.f.(*mappedFile); !ok {
 		t.Fatalf("data file of %d bytes read as %T, not mapped", d.f.Size(), d.f)
 	}

@@ -4,7 +4,6 @@ import (
 	"encoding/binary"
 	"math"
 	"os"
-	"path/filepath"
 	"testing"
 )
 
@@ -12,26 +11,7 @@ import (
 // values (of byte arrays, the run of values holding them); touching a file
 // truncated under its mapping does not crash.
 func TestPrefetchRowsTouchesValues(t *testing.T) {
-	s := benchSchema(true)
-	s.Options[OptionFileCompression] = "none"
-	keys := sortedBenchKeys(0, 40_000, 1)
-	rows := benchRows(keys, 0)
-	rec := benchRecord(s, rows)
-	defer rec.Release()
-	fio := NewLocalFileIO()
-	p := filepath.Join(t.TempDir(), "data-0.parquet")
-	seqs := make([]int64, len(rows))
-	for i := range seqs {
-		seqs[i] = int64(i)
-	}
-	if _, err := WriteDataFile(fio, p, s, rec, seqs, nil, DataFileOptions{}); err != nil {
-		t.Fatal(err)
-	}
-	d, err := OpenDataFile(fio, p, s)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer d.Close()
+	d, p, rows := localBenchFile(t, 40_000)
 	if _, ok := d.f.(memoryFile); !ok {
 		t.Fatalf("data file read as %T, not mapped", d.f)
 	}

@@ -1,7 +1,6 @@
 package table
 
 import (
-	"path/filepath"
 	"sync/atomic"
 	"testing"
 
@@ -50,16 +49,7 @@ func sampleTestFile(t *testing.T, keyType DataType, rows int, codec string) (*Da
 	rec := rb.NewRecordBatch()
 	rb.Release()
 	defer rec.Release()
-	fio := NewLocalFileIO()
-	p := filepath.Join(t.TempDir(), "data-0.parquet")
-	if _, err := WriteDataFile(fio, p, s, rec, seqs, nil, DataFileOptions{}); err != nil {
-		t.Fatal(err)
-	}
-	d, err := OpenDataFile(fio, p, s)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { d.Close() })
+	d, _ := localDataFile(t, s, rec, seqs)
 	cf := &countingReadable{ReadableFile: d.f}
 	d.f = cf
 	// A page (4 KiB as the cache estimates it) is over the budget, and a
