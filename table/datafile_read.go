@@ -295,10 +295,7 @@ func (d *DataFile) readGroupRows(g *rowGroupInfo, c int, want []int64, page *col
 		// part unless it holds a wanted row per layoutMark rows.
 		least := 1
 		if pr.partial {
-			least = 4
-			if readsAreCopies(d.f) {
-				least = int(s.end-s.first) / layoutMark
-			}
+			least = wholePageLeast(d.f, s.end-s.first)
 		}
 		wanted := func(q int) int {
 			i := sort.Search(len(rest), func(i int) bool { return rest[i] >= spans[q].first })
@@ -520,4 +517,14 @@ func (d *DataFile) scanPages(g *rowGroupInfo, c int, want func(first, end int64)
 		first = end
 	}
 	return nil
+}
+
+// wholePageLeast is the number of wanted rows from which a row read takes
+// a page of an uncompressed chunk whole rather than in part: 4, or of a
+// mapped file, where a read costs no system call, one per layoutMark rows.
+func wholePageLeast(f ReadableFile, pageRows int64) int {
+	if readsAreCopies(f) {
+		return int(pageRows) / layoutMark
+	}
+	return 4
 }

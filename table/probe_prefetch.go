@@ -66,7 +66,7 @@ func (d *DataFile) appendValueOffsets(offs []int64, c int, rows []int64, sc *pag
 			for j < len(rows) && rows[j] < s.end {
 				j++
 			}
-			if j-i >= 4 { // read whole (readGroupRows)
+			if j-i >= wholePageLeast(d.f, s.end-s.first) { // read whole (readGroupRows)
 				i = j
 				continue
 			}
