@@ -67,7 +67,7 @@ func (l *TxnLog) Commit(txn *Txn) error {
 	if err != nil {
 		return err
 	}
-	_, err = f.Write(encodeTxns([]*Txn{txn}))
+	_, err = f.Write(encodeTxn(txn))
 	if err == nil {
 		err = f.Sync()
 	}

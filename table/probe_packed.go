@@ -39,15 +39,12 @@ func intField(dst []int64, v *colVec, t DataType, rows int) (_ []int64, ok bool)
 	}
 	switch {
 	case (t.Root == TypeInt || t.Root == TypeDate) && v.width == 4:
-		for i := range rows {
-			dst = append(dst, int64(int32(binary.LittleEndian.Uint32(v.fixed[4*i:]))))
-		}
 	case (t.Root == TypeBigInt || t.Root == TypeTimestamp) && v.width == 8:
-		for i := range rows {
-			dst = append(dst, int64(binary.LittleEndian.Uint64(v.fixed[8*i:])))
-		}
 	default:
 		return dst, false
+	}
+	for i := range rows {
+		dst = append(dst, fixedInt(v.fixed, v.width, i))
 	}
 	return dst, true
 }
@@ -183,21 +180,26 @@ func appendIntKey(dst []byte, t DataType, x int64) []byte {
 // not such a key.
 func (pk *packedKeys) want(ks []byte, w []int64) bool {
 	for k, t := range pk.types {
+		n := 8
 		if t.Root == TypeInt || t.Root == TypeDate {
-			if len(ks) < 4 {
-				return false
-			}
-			w[k] = int64(int32(binary.BigEndian.Uint32(ks) ^ 1<<31))
-			ks = ks[4:]
-			continue
+			n = 4
 		}
-		if len(ks) < 8 {
+		if len(ks) < n {
 			return false
 		}
-		w[k] = int64(binary.BigEndian.Uint64(ks) ^ 1<<63)
-		ks = ks[8:]
+		w[k] = decodeIntKey(ks[:n])
+		ks = ks[n:]
 	}
 	return len(ks) == 0
+}
+
+// decodeIntKey decodes the order-preserving encoding of an integer key
+// field, 4 or 8 bytes (appendIntKey).
+func decodeIntKey(b []byte) int64 {
+	if len(b) == 4 {
+		return int64(int32(binary.BigEndian.Uint32(b) ^ 1<<31))
+	}
+	return int64(binary.BigEndian.Uint64(b) ^ 1<<63)
 }
 
 // search returns the first row whose key is at least w (one value per

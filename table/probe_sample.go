@@ -118,12 +118,7 @@ func (kr *keyPageReader) searchSampled(p int, s *keySample, ks []byte, run *samp
 	if len(ks) != s.width {
 		return 0, false, nil
 	}
-	var want int64
-	if s.width == 4 {
-		want = int64(int32(binary.BigEndian.Uint32(ks) ^ 1<<31))
-	} else {
-		want = int64(binary.BigEndian.Uint64(ks) ^ 1<<63)
-	}
+	want := decodeIntKey(ks)
 	i := sort.Search(len(s.vals), func(i int) bool { return s.vals[i] > want }) - 1
 	if i < 0 {
 		return 0, false, nil

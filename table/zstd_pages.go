@@ -9,8 +9,10 @@ import (
 
 // Every zstd page body the page reader decompresses goes through
 // zstdDecodeInto. Where cgo is available it runs libzstd (zstd_cgo.go),
-// which decompresses the short pages and frames of probe hits about twice as
-// fast as the pure Go decoder; without cgo it runs the pure Go decoder.
+// which took about 10% off a 1,000-key probe of pages of one frame
+// (BenchmarkProbe 1M); on pages of fixed-width values both decoders spend
+// about the same per byte, as each 8-byte value is a sequence of its own.
+// Without cgo it runs the pure Go decoder.
 // Both write into a buffer the caller sizes from the page header and accept
 // only input that decompresses to exactly that many bytes, so a corrupt page
 // costs at most the buffer its header claims (bounded by maxPageBytes and
