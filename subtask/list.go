@@ -281,3 +281,6 @@ func (ls *ListState) reset() {
 	ls.clean = ls.clean[:0]
 	ls.nDirty = 0
 }
+
+func (ls *ListState) disown()                   {}
+func (ls *ListState) setTable(t committedTable) { ls.t = t }

@@ -413,3 +413,6 @@ func (m *MapState) reset() {
 	clear(m.rows)
 	m.rows = m.rows[:0]
 }
+
+func (m *MapState) disown()                   { m.rows = nil }
+func (m *MapState) setTable(t committedTable) { m.t = t }

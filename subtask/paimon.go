@@ -8,8 +8,6 @@ import (
 	"slices"
 	"strings"
 
-	"github.com/apache/arrow-go/v18/arrow"
-
 	"github.com/lakestate/lakestate/table"
 )
 
@@ -47,10 +45,13 @@ type PaimonOptions struct {
 }
 
 type paimonTable struct {
-	b        *PaimonBackend
-	l        *layout
-	t        *table.Table
-	codec    *paimonCodec
+	b     *PaimonBackend
+	l     *layout
+	t     *table.Table
+	codec *paimonCodec // reads
+	// writer builds the records of commits, which may run on another
+	// goroutine than the reads (FrozenFlush.Commit).
+	writer   *paimonCodec
 	view     *table.View // nil before the first commit
 	snapshot int64       // the pinned snapshot, 0 for none
 	// nextIdent is the commit identifier of the next commit: above every
@@ -128,7 +129,11 @@ func (b *PaimonBackend) open(l *layout) (committedTable, error) {
 	if err != nil {
 		return nil, err
 	}
-	t := &paimonTable{b: b, l: l, t: tbl, codec: codec}
+	writer, err := newPaimonCodec(l)
+	if err != nil {
+		return nil, err
+	}
+	t := &paimonTable{b: b, l: l, t: tbl, codec: codec, writer: writer}
 	if t.nextIdent, err = nextCommitIdentifier(tbl, b.opts.CommitUser); err != nil {
 		return nil, fmt.Errorf("paimon backend: table %s: %w", dir, err)
 	}
@@ -236,25 +241,30 @@ func (b *PaimonBackend) commit(c commitRequest) (Checkpoint, error) {
 
 // write commits one sorted batch as one APPEND snapshot and pins it.
 func (t *paimonTable) write(rows []mutation, nowMillis int64) error {
-	rec, kinds, err := t.codec.writeRecord(rows)
+	// Widened before the commit: one that fails may still have landed.
+	t.bounds.add(rows)
+	id, err := t.commitRows(rows, nowMillis)
 	if err != nil {
 		return err
 	}
-	defer rec.Release()
-	// Widened before the commit: one that fails may still have landed.
-	t.bounds.add(rows)
-	return t.commitRecord(rec, kinds, nowMillis)
+	return t.pin(id)
 }
 
-// commitRecord commits full rows (codec schema) as one APPEND snapshot and
-// pins it.
-func (t *paimonTable) commitRecord(rec arrow.Record, kinds []table.ValueKind, nowMillis int64) error {
+// commitRows commits one sorted batch as one APPEND snapshot and returns
+// it. It touches the writer codec, the commit identifier and the Paimon
+// table only, none of which a read touches.
+func (t *paimonTable) commitRows(rows []mutation, nowMillis int64) (int64, error) {
+	rec, kinds, err := t.writer.writeRecord(rows)
+	if err != nil {
+		return 0, err
+	}
+	defer rec.Release()
 	res, err := t.t.WriteAndCommit(rec, kinds, table.CommitInfo{User: t.b.opts.CommitUser, Identifier: t.nextIdent, TimeMillis: nowMillis})
 	if err != nil {
-		return fmt.Errorf("paimon backend: table %q: commit of %d rows: %w", t.l.Name, rec.NumRows(), err)
+		return 0, fmt.Errorf("paimon backend: table %q: commit of %d rows: %w", t.l.Name, rec.NumRows(), err)
 	}
 	t.nextIdent++
-	return t.pin(res.SnapshotID)
+	return res.SnapshotID, nil
 }
 
 func (b *PaimonBackend) repin() error {

@@ -21,6 +21,8 @@ type Store struct {
 	// lastID is the newest checkpoint id flushed; a spill commits under it.
 	lastID int64
 	stats  Stats
+	// frozen is the frozen flush not yet released, or released as failed.
+	frozen *FrozenFlush
 }
 
 // Stats counts a store's reads of its committed tables.
@@ -55,6 +57,12 @@ type state interface {
 	endBatch()
 	// reset empties the buffer after a successful commit.
 	reset()
+	// disown forgets the rows the last mutations returned, which a frozen
+	// flush keeps: reset and the next mutations must not reuse them.
+	disown()
+	// setTable makes reads go through t (a frozen layer, or the committed
+	// table again).
+	setTable(t committedTable)
 }
 
 // NewStore returns an empty store over a backend.
@@ -169,6 +177,10 @@ func (s *Store) Buffered() int {
 func (s *Store) Flush(id int64) (Checkpoint, error) {
 	if id < s.lastID {
 		return Checkpoint{}, fmt.Errorf("flush of checkpoint %d after checkpoint %d", id, s.lastID)
+	}
+	if s.frozen != nil {
+		// Its rows would commit after newer ones.
+		return Checkpoint{}, fmt.Errorf("flush of checkpoint %d: the frozen flush of checkpoint %d is held", id, s.frozen.id)
 	}
 	cp, err := s.commit(id)
 	if err == nil {

@@ -290,3 +290,6 @@ func (ts *TimeState) mutations() ([]mutation, error) {
 }
 
 func (ts *TimeState) reset() { clear(ts.buf) }
+
+func (ts *TimeState) disown()                   {}
+func (ts *TimeState) setTable(t committedTable) { ts.t = t }

@@ -272,3 +272,6 @@ func (v *ValueState) reset() {
 	v.clean = v.clean[:0]
 	v.nDirty = 0
 }
+
+func (v *ValueState) disown()                   { v.rows = nil }
+func (v *ValueState) setTable(t committedTable) { v.t = t }

@@ -1,0 +1,206 @@
+package subtask
+
+import (
+	"errors"
+	"fmt"
+	"sync/atomic"
+)
+
+// FrozenFlush is the write buffers of a checkpoint frozen at its barrier: per
+// state table, the sorted rows of the interval (at most one per key),
+// immutable. Until it is released, the store's reads see the live buffer
+// over the frozen rows over the committed (pinned) view, so the operator goes
+// on while [FrozenFlush.Commit] writes the rows elsewhere.
+//
+// Lifecycle: [Store.Freeze] on the owner, Commit on any goroutine, then
+// [Store.Release] on the owner once the commit and what follows it (the
+// maintenance round, listing) are over.
+type FrozenFlush struct {
+	id     int64
+	now    int64
+	user   string
+	tables []frozenTable // in registration order
+	phase  atomic.Int32  // a frozenPhase
+	// failed marks a flush released with ok=false: the next Freeze folds its
+	// rows in. Owner only.
+	failed bool
+}
+
+type frozenTable struct {
+	layout *layout
+	base   *paimonTable
+	layer  *frozenLayer
+	// snapshot is the table's pinned snapshot at the freeze: what a commit
+	// without rows reports.
+	snapshot int64
+	// committed is the snapshot Commit wrote (0: none); Release reads it
+	// after the commit's phase.
+	committed int64
+}
+
+type frozenPhase int32
+
+const (
+	phaseFrozen     frozenPhase = iota // not committed
+	phaseCommitting                    // Commit is running
+	phaseCommitted                     // Commit succeeded
+	phaseFailed                        // Commit failed
+)
+
+// ID is the checkpoint whose interval the flush froze.
+func (f *FrozenFlush) ID() int64 { return f.id }
+
+// Freeze ends the interval of checkpoint id on a paimon store: every state's
+// write buffer becomes the frozen layer its reads go through, and the buffers
+// start empty. It implies EndBatch. Only the owner may call it.
+//
+// At most one frozen flush is held at a time: freezing while one is held is
+// an error, except for one released with ok=false, whose rows are folded in
+// under the new ones (the newer row wins per key), so the next Commit writes
+// them again. On error nothing changes.
+func (s *Store) Freeze(id int64) (*FrozenFlush, error) {
+	b, ok := s.backend.(*PaimonBackend)
+	if !ok {
+		return nil, fmt.Errorf("freeze of checkpoint %d: the %T keeps Flush", id, s.backend)
+	}
+	if id < s.lastID {
+		return nil, fmt.Errorf("freeze of checkpoint %d after checkpoint %d", id, s.lastID)
+	}
+	prev := s.frozen
+	if prev != nil && !prev.failed {
+		return nil, fmt.Errorf("freeze of checkpoint %d: the flush of checkpoint %d is not released", id, prev.id)
+	}
+	s.EndBatch()
+	f := &FrozenFlush{id: id, now: s.now, user: b.opts.CommitUser, tables: make([]frozenTable, len(s.states))}
+	for i, st := range s.states {
+		rows, err := st.mutations()
+		if err != nil {
+			return nil, fmt.Errorf("freeze of checkpoint %d: state %q: %w", id, st.layout().Name, err)
+		}
+		checkSorted(st.layout().Name, rows)
+		base := b.tables[st.layout().Name]
+		if prev != nil {
+			rows = foldRows(rows, prev.tables[i].layer.rows)
+		}
+		f.tables[i] = frozenTable{layout: st.layout(), base: base, layer: &frozenLayer{rows: rows, under: base}, snapshot: base.snapshot}
+	}
+	for i, st := range s.states {
+		ft := &f.tables[i]
+		// Widened before the commit, on the owner: reads prune with the
+		// bounds, and a commit that fails may still have landed.
+		ft.base.bounds.add(ft.layer.rows)
+		st.disown()
+		st.reset()
+		st.setTable(ft.layer)
+	}
+	s.frozen, s.lastID = f, id
+	return f, nil
+}
+
+// Commit writes the frozen rows: one APPEND snapshot per table that has rows,
+// as Flush does, and returns the same checkpoint artifacts (each table's
+// Snapshot is its commit's, or the snapshot pinned at the freeze when it had
+// no rows). It may run on any goroutine while the owner reads and writes the
+// store: it touches the frozen rows, the Paimon tables and commit state that
+// no read touches. It runs once; a failed commit is retried by folding its
+// rows into the next Freeze.
+func (f *FrozenFlush) Commit() (Checkpoint, error) {
+	if !f.phase.CompareAndSwap(int32(phaseFrozen), int32(phaseCommitting)) {
+		return Checkpoint{}, fmt.Errorf("commit of checkpoint %d: %s", f.id, frozenPhase(f.phase.Load()))
+	}
+	cp := Checkpoint{ID: f.id}
+	for i := range f.tables {
+		ft := &f.tables[i]
+		tc := tableCheckpoint(tableWrite{layout: ft.layout, rows: ft.layer.rows})
+		tc.Snapshot = ft.snapshot
+		if len(ft.layer.rows) > 0 {
+			id, err := ft.base.commitRows(ft.layer.rows, f.now)
+			if err != nil {
+				f.phase.Store(int32(phaseFailed))
+				return Checkpoint{}, fmt.Errorf("commit of checkpoint %d: %w", f.id, err)
+			}
+			tc.Snapshot, ft.committed = id, id
+		}
+		cp.Tables = append(cp.Tables, tc)
+	}
+	f.phase.Store(int32(phaseCommitted))
+	return cp, nil
+}
+
+func (p frozenPhase) String() string {
+	switch p {
+	case phaseFrozen:
+		return "not committed"
+	case phaseCommitting:
+		return "commit running"
+	case phaseCommitted:
+		return "already committed"
+	case phaseFailed:
+		return "commit failed"
+	}
+	return fmt.Sprintf("phase %d", int32(p))
+}
+
+// Release ends a frozen flush, on the owner, before the next Freeze. With ok
+// (the commit and the maintenance round succeeded), pins maps a state's name
+// to the snapshot its reads move to (the round's); the frozen layer is
+// dropped. A table missing from pins moves to its commit's snapshot, which is
+// readable only without deletion vectors. Without ok (the commit, the round,
+// the listing or the pin failed) the layer stays readable and the next
+// Freeze folds its rows in; so does a Release whose pins fail, which then
+// returns the error. Releasing a flush whose commit is running is an error.
+func (s *Store) Release(f *FrozenFlush, ok bool, pins map[string]int64) error {
+	if f == nil || f != s.frozen {
+		return errors.New("release of a flush the store does not hold")
+	}
+	if f.phase.CompareAndSwap(int32(phaseFrozen), int32(phaseFailed)) {
+		// Never committed, and now it cannot be.
+		f.failed = true
+		if ok {
+			return fmt.Errorf("release of checkpoint %d as committed: %s", f.id, phaseFrozen)
+		}
+		return nil
+	}
+	phase := frozenPhase(f.phase.Load())
+	if phase == phaseCommitting {
+		return fmt.Errorf("release of checkpoint %d: %s", f.id, phase)
+	}
+	if !ok || phase != phaseCommitted {
+		f.failed = true
+		if ok {
+			return fmt.Errorf("release of checkpoint %d as committed: %s", f.id, phase)
+		}
+		return nil
+	}
+	var errs []error
+	for _, ft := range f.tables {
+		id, pinned := pins[ft.layout.Name]
+		if !pinned {
+			if len(ft.layer.rows) == 0 {
+				continue
+			}
+			if ft.base.t.Schema().DeletionVectors() {
+				errs = append(errs, fmt.Errorf("release of checkpoint %d: no snapshot to pin for table %q, whose new rows only a maintenance round makes readable", f.id, ft.layout.Name))
+				continue
+			}
+			id = ft.committed
+		}
+		if id != ft.base.snapshot {
+			if err := ft.base.pin(id); err != nil {
+				errs = append(errs, fmt.Errorf("release of checkpoint %d: %w", f.id, err))
+			}
+		}
+	}
+	if err := errors.Join(errs...); err != nil {
+		// The layer stays over whatever was pinned: its rows are the newest
+		// the table holds, so reads stay right, and the next Freeze writes
+		// them again.
+		f.failed = true
+		return err
+	}
+	for i, st := range s.states {
+		st.setTable(f.tables[i].base)
+	}
+	s.frozen = nil
+	return nil
+}
