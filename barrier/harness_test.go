@@ -79,6 +79,7 @@ type task struct {
 	values  *subtask.ValueState
 	shapes  *shapeStates  // with jobConfig.allShapes
 	syncs   *actors.Probe // SyncDone
+	stats   *actors.Probe // UploadStats
 	pid     *actor.PID    // the store actor
 	relay   *actor.PID    // what the test and the coordinator talk to
 	// deaf drops the coordinator's notifications to the store (a lost
@@ -177,7 +178,7 @@ func startJob(t testing.TB, blobs *memBlobs, fs *faultyFS, root string, cfg jobC
 		}
 	}
 	for i := range cfg.parallelism {
-		tk := &task{idx: i, kg: keygroup.RangeForSubtask(cfg.maxP, cfg.parallelism, i), syncs: probe(fmt.Sprintf("syncs-%d", i))}
+		tk := &task{idx: i, kg: keygroup.RangeForSubtask(cfg.maxP, cfg.parallelism, i), syncs: probe(fmt.Sprintf("syncs-%d", i)), stats: probe(fmt.Sprintf("stats-%d", i))}
 		dir, err := makeRunDir(root, i)
 		if err != nil {
 			t.Fatal(err)
@@ -235,7 +236,7 @@ func startJob(t testing.TB, blobs *memBlobs, fs *faultyFS, root string, cfg jobC
 		}
 		tk.pid, err = sys.Spawn(fmt.Sprintf("store-%d", i), barrier.NewStoreActor(sys, barrier.StoreConfig{
 			Operator: opID, Subtask: i, KeyGroups: tk.kg, WorkDir: tk.workDir, FileIO: fs,
-			Uploader: j.uploader, Coordinator: j.coord, History: history,
+			Uploader: j.uploader, Coordinator: j.coord, History: history, Stats: tk.stats.PID(),
 			Maintenance: compaction.Config{CheckInvariants: true},
 		}))
 		if err != nil {
@@ -359,8 +360,10 @@ func (j *job) getAt(tk *task, k int64) (int64, bool) {
 type outcome struct {
 	id    barrier.CheckpointID
 	syncs []*barrier.SyncDone
-	err   error // nil: completed
-	blob  string
+	// ups are the tasks' upload statistics of a completed checkpoint.
+	ups  []*barrier.UploadStats
+	err  error // nil: completed
+	blob string
 }
 
 // trigger starts a checkpoint and returns its id.
@@ -425,7 +428,35 @@ func (j *job) checkpoint(kind barrier.Kind) outcome {
 	id := j.trigger(kind)
 	syncs := j.barrier(id, kind)
 	err, blob := j.await(id)
-	return outcome{id: id, syncs: syncs, err: err, blob: blob}
+	o := outcome{id: id, syncs: syncs, err: err, blob: blob}
+	if err == nil {
+		o.ups = j.uploadStats(id)
+	}
+	return o
+}
+
+// uploadStats takes every task's upload statistics of checkpoint id, which
+// completed: each task handed its upload off before it acknowledged.
+// Statistics of earlier checkpoints (ones that failed after their hand-off)
+// are skipped.
+func (j *job) uploadStats(id barrier.CheckpointID) []*barrier.UploadStats {
+	j.t.Helper()
+	out := make([]*barrier.UploadStats, len(j.tasks))
+	for i, tk := range j.tasks {
+		for out[i] == nil {
+			st, err := actors.Expect[*barrier.UploadStats](tk.stats)
+			if err != nil {
+				j.t.Fatalf("task %d: upload statistics of checkpoint %d: %v", i, id, err)
+			}
+			switch {
+			case st.ID == id:
+				out[i] = st
+			case st.ID > id:
+				j.t.Fatalf("task %d: upload statistics of checkpoint %d before those of %d", i, st.ID, id)
+			}
+		}
+	}
+	return out
 }
 
 // mustComplete takes a checkpoint that must complete.

@@ -106,7 +106,7 @@ func startMaintJob(t testing.TB, blobs *memBlobs, fs *faultyFS, root string, cfg
 		}
 	}
 	for i := range c.parallelism {
-		tk := &task{idx: i, kg: keygroup.RangeForSubtask(c.maxP, c.parallelism, i), syncs: probe(fmt.Sprintf("syncs-%d", i))}
+		tk := &task{idx: i, kg: keygroup.RangeForSubtask(c.maxP, c.parallelism, i), syncs: probe(fmt.Sprintf("syncs-%d", i)), stats: probe(fmt.Sprintf("stats-%d", i))}
 		dir, err := makeRunDir(root, i)
 		if err != nil {
 			t.Fatal(err)
@@ -166,7 +166,7 @@ func startMaintJob(t testing.TB, blobs *memBlobs, fs *faultyFS, root string, cfg
 		maint.CheckInvariants = true
 		tk.pid, err = sys.Spawn(fmt.Sprintf("store-%d", i), barrier.NewStoreActor(sys, barrier.StoreConfig{
 			Operator: opID, Subtask: i, KeyGroups: tk.kg, WorkDir: tk.workDir, FileIO: fs,
-			Uploader: j.uploader, Coordinator: j.coord, History: history,
+			Uploader: j.uploader, Coordinator: j.coord, History: history, Stats: tk.stats.PID(),
 			Maintenance: maint, Backpressure: cfg.backpressure,
 		}))
 		if err != nil {

@@ -547,7 +547,7 @@ func TestPaimonRestoreSavepoint(t *testing.T) {
 		r := startJob(t, blobs, fs, root, jobConfig{backend: barrier.BackendPaimon, parallelism: p, maxP: 16, restore: sp})
 		ranges, _ := keygroup.Ranges(16, p)
 		checkOwnership(t, r, keys, ranges, func(k int64) (int64, bool) { return k * 5, true })
-		for i, sd := range r.mustComplete(barrier.KindCheckpoint).syncs {
+		for i, sd := range r.mustComplete(barrier.KindCheckpoint).ups {
 			if sd.Reused != 0 || sd.Uploads == 0 {
 				t.Fatalf("parallelism %d, subtask %d: first checkpoint after a savepoint reuses %d files, uploads %d", p, i, sd.Reused, sd.Uploads)
 			}

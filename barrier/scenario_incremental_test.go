@@ -56,7 +56,7 @@ func TestCheckpointUploadsOnlyNewFiles(t *testing.T) {
 				reused++
 			}
 		}
-		if sd := o.syncs[0]; sd.UploadBytes != uploadBytes || sd.Reused != reused {
+		if sd := o.ups[0]; sd.UploadBytes != uploadBytes || sd.Reused != reused {
 			t.Fatalf("checkpoint %d: sync reported %d bytes, %d reused; metadata says %d, %d", o.id, sd.UploadBytes, sd.Reused, uploadBytes, reused)
 		}
 		everReused = everReused || reused > 0
@@ -83,7 +83,7 @@ func TestSavepointKeepsNextCheckpointIncremental(t *testing.T) {
 	c1 := j.mustComplete(barrier.KindCheckpoint)
 	m1 := j.metadata(c1)
 	sp := j.mustComplete(barrier.KindSavepoint)
-	for _, sd := range sp.syncs {
+	for _, sd := range sp.ups {
 		if sd.Reused != 0 {
 			t.Fatalf("savepoint reused %d files", sd.Reused)
 		}
@@ -101,7 +101,7 @@ func TestSavepointKeepsNextCheckpointIncremental(t *testing.T) {
 	c3 := j.mustComplete(barrier.KindCheckpoint)
 	m3 := j.metadata(c3)
 	for i := range 2 {
-		if i != written && c3.syncs[i].Reused == 0 {
+		if i != written && c3.ups[i].Reused == 0 {
 			t.Fatalf("subtask %d: checkpoint 3 after a savepoint is full", i)
 		}
 		first := fileSet(m1, i)
@@ -163,6 +163,7 @@ func TestAbortedCheckpointIsNotReused(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
+	c2.ups = j.uploadStats(id) // both handed their uploads off before the failure
 	if c2.err, _ = j.await(id); c2.err == nil {
 		t.Fatal("checkpoint 2 completed despite a failed upload")
 	}
@@ -181,7 +182,7 @@ func TestAbortedCheckpointIsNotReused(t *testing.T) {
 				t.Fatalf("subtask %d: checkpoint 3 references %s", i, f.Blob)
 			}
 		}
-		if c2.syncs[i].Uploads == 0 {
+		if c2.ups[i].Uploads == 0 {
 			t.Fatalf("subtask %d uploaded nothing in checkpoint 2", i)
 		}
 	}

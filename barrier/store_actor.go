@@ -34,17 +34,29 @@ func (m *Barrier) Trace() string { return fmt.Sprintf("id=%d %s", m.ID, m.Kind) 
 // SyncDone ends the sync phase of checkpoint ID: the subtask resumes and may
 // use its store again. Err says the checkpoint failed at this subtask (it was
 // declined); the store stays usable either way, and a failed flush keeps its
-// write buffer for the next checkpoint. The counts describe the upload the
-// sync phase handed on.
+// write buffer for the next checkpoint. A paimon store's SyncDone comes
+// right after the freeze of its write buffers, before the checkpoint's
+// commit: a failure after it declines the checkpoint without a word to the
+// subtask, whose reads see the frozen rows until a later barrier releases
+// them.
 type SyncDone struct {
+	ID  CheckpointID
+	Err error
+}
+
+func (m *SyncDone) Trace() string { return fmt.Sprintf("id=%d err=%v", m.ID, m.Err) }
+
+// UploadStats tells StoreConfig.Stats what checkpoint ID's upload at one
+// subtask carries, when the Store actor hands it to the uploader: the files
+// to upload and the files referenced from earlier checkpoints.
+type UploadStats struct {
 	ID                       CheckpointID
-	Err                      error
 	Uploads, Reused          int
 	UploadBytes, ReusedBytes int64
 }
 
-func (m *SyncDone) Trace() string {
-	return fmt.Sprintf("id=%d err=%v uploads=%d/%d reused=%d/%d", m.ID, m.Err, m.Uploads, m.UploadBytes, m.Reused, m.ReusedBytes)
+func (m *UploadStats) Trace() string {
+	return fmt.Sprintf("id=%d uploads=%d/%d reused=%d/%d", m.ID, m.Uploads, m.UploadBytes, m.Reused, m.ReusedBytes)
 }
 
 // ErrCheckpointAborted: the checkpoint was aborted before this subtask's
@@ -76,15 +88,20 @@ type StoreConfig struct {
 	// whenever the store's verdict flips: stalled while any of its tables
 	// has too many sorted runs.
 	Backpressure *actor.PID
+	// Stats, when set, receives *UploadStats of every upload handed off.
+	Stats *actor.PID
 }
 
 // StoreActor takes the checkpoints of one operator subtask's store. At
-// Barrier(n) it runs the sync phase while the subtask waits: the flush of the
-// write buffer and the listing of the checkpoint's files (on the executor,
-// since both block on I/O), then the reuse decision against the last
-// checkpoint confirmed to this store, and it hands exactly the files to
-// upload to the Uploader before it answers SyncDone. When the upload is over
-// it removes chk-<n>/ and acknowledges (or declines) to the coordinator.
+// Barrier(n) of a memory or pebble store it runs the sync phase while the
+// subtask waits: the flush of the write buffer and the listing of the
+// checkpoint's files (on the executor, since both block on I/O), then the
+// reuse decision against the last checkpoint confirmed to this store, and it
+// hands exactly the files to upload to the Uploader before it answers
+// SyncDone. A paimon store's sync phase is only the freeze of its write
+// buffers: the commit, maintenance round, listing, decision and links run
+// while the subtask goes on (paimonPhase). When the upload is over it
+// removes chk-<n>/ and acknowledges (or declines) to the coordinator.
 // Complete(n) advances the reuse base; Aborted(n) cancels n's upload and
 // forgets n.
 type StoreActor struct {
@@ -94,7 +111,7 @@ type StoreActor struct {
 	history *History
 	ready   bool     // stale chk-* directories removed
 	queued  *Barrier // a barrier that arrived before ready
-	syncing *syncing // the sync phase in progress
+	syncing *syncing // the sync phase in progress: the store is lent
 	uploads map[CheckpointID]*uploading
 	aborted map[CheckpointID]bool
 	removes int // chk-<n>/ removals in flight
@@ -106,6 +123,11 @@ type StoreActor struct {
 	agents        map[string]*actor.PID
 	agentOrder    []*actor.PID
 	stalled       map[string]compaction.Backpressure
+	// phases are the paimon phases past their freeze and before their
+	// hand-off; held is the newest phase whose frozen flush the next
+	// barrier releases (it may be over already).
+	phases map[CheckpointID]*paimonPhase
+	held   *paimonPhase
 }
 
 // Drain asks an actor (Store actor, Uploader) to answer *Drained once no work
@@ -120,7 +142,9 @@ type syncing struct {
 	backend string
 	chkDir  string
 	aborted bool
-	paimon  *paimonSync // the stages of a paimon store's phase
+	// A paimon store's barrier waits until the previous phase is settled,
+	// then its release and freeze run on the executor.
+	paimonWait, jobOut bool
 }
 
 type uploading struct {
@@ -136,7 +160,8 @@ func NewStoreActor(sys *actors.System, cfg StoreConfig) actor.Producer {
 	return func() actor.Actor {
 		return &StoreActor{cfg: cfg, sys: sys, history: cfg.History,
 			uploads: map[CheckpointID]*uploading{}, aborted: map[CheckpointID]bool{},
-			agents: map[string]*actor.PID{}, stalled: map[string]compaction.Backpressure{}}
+			agents: map[string]*actor.PID{}, stalled: map[string]compaction.Backpressure{},
+			phases: map[CheckpointID]*paimonPhase{}}
 	}
 }
 
@@ -191,8 +216,10 @@ func (s *StoreActor) Receive(ctx actor.Context) {
 		s.barrier(m)
 	case *storeFlushed:
 		s.flushed(m)
-	case *paimonFlushed:
-		s.paimonFlushed(m)
+	case *paimonFrozen:
+		s.paimonFrozen(m)
+	case *paimonCommitted:
+		s.paimonCommitted(m)
 	case *tableRound:
 		s.paimonRound(m)
 	case *tableListed:
@@ -225,7 +252,7 @@ func (s *StoreActor) Receive(ctx actor.Context) {
 			s.idle = append(s.idle, ctx.Sender())
 		}
 	}
-	if s.ready && s.syncing == nil && len(s.uploads) == 0 && s.removes == 0 {
+	if s.ready && s.syncing == nil && len(s.phases) == 0 && len(s.uploads) == 0 && s.removes == 0 {
 		for _, to := range s.idle {
 			ctx.Send(to, &Drained{})
 		}
@@ -270,11 +297,17 @@ func (s *StoreActor) barrier(b *Barrier) {
 	})
 }
 
-// refuse declines a barrier without touching the store.
+// refuse declines a barrier and ends its sync phase.
 func (s *StoreActor) refuse(b *Barrier, err error) {
+	s.ctx.Send(b.ReplyTo, &SyncDone{ID: b.ID, Err: s.decline(b.ID, err)})
+}
+
+// decline declines checkpoint id at this subtask and returns the error it
+// sent.
+func (s *StoreActor) decline(id CheckpointID, err error) error {
 	err = fmt.Errorf("subtask %d of %q: %w", s.cfg.Subtask, s.cfg.Operator, err)
-	s.ctx.Send(s.cfg.Coordinator, &Decline{ID: b.ID, Operator: s.cfg.Operator, Subtask: s.cfg.Subtask, Err: err})
-	s.ctx.Send(b.ReplyTo, &SyncDone{ID: b.ID, Err: err})
+	s.ctx.Send(s.cfg.Coordinator, &Decline{ID: id, Operator: s.cfg.Operator, Subtask: s.cfg.Subtask, Err: err})
+	return err
 }
 
 // flushed decides what checkpoint id uploads and hands it to the uploader.
@@ -305,24 +338,26 @@ func (s *StoreActor) flushed(m *storeFlushed) {
 		}
 		return
 	}
-	s.handOff(sy, d)
+	s.handOff(b, sy.backend, sy.chkDir, d)
+	s.ctx.Send(b.ReplyTo, &SyncDone{ID: b.ID})
 }
 
-// handOff ends a sync phase that succeeded: checkpoint n's upload goes to
-// the uploader and the subtask resumes.
-func (s *StoreActor) handOff(sy *syncing, d *Decision) {
-	b := sy.barrier
-	s.uploads[b.ID] = &uploading{decision: d, backend: sy.backend, chkDir: sy.chkDir, extras: b.Extras}
+// handOff hands checkpoint n's upload to the uploader.
+func (s *StoreActor) handOff(b *Barrier, backend, chkDir string, d *Decision) {
+	s.uploads[b.ID] = &uploading{decision: d, backend: backend, chkDir: chkDir, extras: b.Extras}
 	s.ctx.Send(s.cfg.Uploader, &Upload{ID: b.ID, Files: d.Uploads, ReplyTo: s.ctx.Self()})
-	done := &SyncDone{ID: b.ID, Uploads: len(d.Uploads), UploadBytes: d.UploadBytes(), ReusedBytes: d.ReusedBytes()}
+	if s.cfg.Stats == nil {
+		return
+	}
+	st := &UploadStats{ID: b.ID, Uploads: len(d.Uploads), UploadBytes: d.UploadBytes(), ReusedBytes: d.ReusedBytes()}
 	for _, t := range d.Tables {
 		for _, f := range t.Files {
 			if !f.Uploaded {
-				done.Reused++
+				st.Reused++
 			}
 		}
 	}
-	s.ctx.Send(b.ReplyTo, done)
+	s.ctx.Send(s.cfg.Stats, st)
 }
 
 // uploaded acknowledges or declines a checkpoint once its upload is over.
@@ -363,9 +398,16 @@ func (s *StoreActor) abort(id CheckpointID) {
 	s.aborted[id] = true
 	if sy := s.syncing; sy != nil && sy.barrier.ID == id {
 		sy.aborted = true
-		if sy.paimon != nil {
-			s.paimonStep(sy)
+		if sy.paimonWait {
+			// Still waiting for the previous phase: the store goes back
+			// untouched.
+			s.syncing = nil
+			s.ctx.Send(sy.barrier.ReplyTo, &SyncDone{ID: id, Err: ErrCheckpointAborted})
 		}
+	}
+	if p := s.phases[id]; p != nil {
+		p.aborted = true
+		s.paimonStep(p)
 	}
 	if u := s.uploads[id]; u != nil && !u.aborted {
 		u.aborted = true

@@ -13,39 +13,44 @@ import (
 	"github.com/lakestate/lakestate/table"
 )
 
-// ErrStoreUnreadable: a flush committed rows that the store's reads cannot
-// see, because the maintenance round that makes a deletion-vector table's
-// level 0 readable did not complete (or the reads were not moved to its
-// snapshot). Until a later barrier's round succeeds, reads miss those rows:
-// a subtask must not go on processing with the store; it fails over to the
-// last completed checkpoint.
-var ErrStoreUnreadable = errors.New("store unreadable: flushed rows await a maintenance round")
-
-// paimonSync is the sync phase of a paimon store, one stage at a time:
+// paimonPhase is checkpoint n's phase of a paimon store, from the freeze
+// of its write buffers to the hand-off of its upload, one stage at a time:
 //
-//	flush          the write buffers, one APPEND snapshot per table (executor)
+//	freeze         (executor, the store lent) the previous checkpoint's
+//	               frozen flush released — reads move to its rounds'
+//	               snapshots, or after a failure its rows stay for this
+//	               freeze to take in — and the write buffers frozen;
+//	               SyncDone goes at once: the subtask resumes and reads
+//	               live buffer > frozen rows > pinned snapshot
+//	commit         the frozen rows, one APPEND snapshot per table (executor)
 //	round          every table's maintenance round (its Maintainer)
-//	list, prepare  every table's live files at the round's snapshot (its
-//	               Lister), and on the executor: reads moved to the round's
-//	               snapshot, the snapshot's metadata files named
+//	list           every table's live files at the round's snapshot (its
+//	               Lister) and the snapshot's metadata files (executor)
 //	link           the reuse decision, then hard links of exactly the files
 //	               to upload into chk-<n>/ (executor)
 //
-// The tables of a stage run in parallel; a failure ends the phase once no
-// executor job on the store is out (the store is the subtask's again when
-// SyncDone goes), and answers still on their way are recognized by their
-// checkpoint id and dropped. An abort ends it too, but only once the reads
-// see every row the flush committed.
-type paimonSync struct {
-	backend *subtask.PaimonBackend
-	tables  []*paimonSyncTable // in registration order
+// The tables of a stage run in parallel. Barrier(n+1) waits, the store lent,
+// until phase n is settled: its rounds' snapshots known (the pins its
+// release gives the reads) or the phase failed (its rows go into the next
+// commit again; commits are idempotent row-wise). A failure declines n once
+// no executor job of the phase is out; answers still on their way are
+// recognized by their checkpoint id and dropped. An abort ends the phase
+// too, but only once it is settled: the commit and the rounds always run,
+// since the table is the store's live state.
+type paimonPhase struct {
+	barrier *Barrier
+	chkDir  string
+	frozen  *subtask.FrozenFlush
+	tables  []*paimonSyncTable // in commit order
 	stage   paimonStage
 	waiting int  // answers of the stage's actors still to come
-	jobOut  bool // an executor job on the store (or chk-<n>/) is out
+	jobOut  bool // an executor job of the phase is out
 	err     error
-	// repinned: reads see the round's snapshot. Before that a table whose
-	// flush committed rows reads without them.
-	repinned bool
+	aborted bool
+	// roundsOK: every table's round succeeded; the release of the frozen
+	// flush moves the reads to the rounds' snapshots.
+	roundsOK bool
+	over     bool // handed off or failed
 	decision *Decision
 	links    map[string]string // link path in chk-<n>/ -> table file
 }
@@ -53,34 +58,56 @@ type paimonSync struct {
 type paimonStage uint8
 
 const (
-	stageFlush paimonStage = iota + 1
+	stageCommit paimonStage = iota + 1
 	stageRound
 	stageList
 	stageLink
 )
 
 type paimonSyncTable struct {
-	name      string
-	agent     *actor.PID
-	committed bool  // the flush committed rows to it
-	data      int64 // the flush's snapshot
-	round     int64 // the round's snapshot
-	files     *listing.LiveFiles
-	meta      []table.MetaFile
+	name  string
+	agent *actor.PID
+	data  int64 // the commit's snapshot
+	round int64 // the round's snapshot
+	files *listing.LiveFiles
+	meta  []table.MetaFile
 }
 
-// Messages the Store actor sends itself in a paimon sync phase.
+// settled reports whether the next barrier's release may go: the rounds'
+// snapshots are known, or the phase is over.
+func (p *paimonPhase) settled() bool { return p.roundsOK || p.over }
+
+// pins are the snapshots the reads move to when the frozen flush is
+// released after its rounds.
+func (p *paimonPhase) pins() map[string]int64 {
+	pins := make(map[string]int64, len(p.tables))
+	for _, t := range p.tables {
+		pins[t.name] = t.round
+	}
+	return pins
+}
+
+// Messages the Store actor sends itself in a paimon phase.
 type (
-	paimonFlushed struct {
+	paimonFrozen struct {
+		id CheckpointID
+		// released: the previous frozen flush was released; releaseErr:
+		// not as asked (its rows stay under this freeze's, which takes
+		// them in).
+		released   bool
+		releaseErr error
+		frozen     *subtask.FrozenFlush
+		err        error
+	}
+	paimonCommitted struct {
 		id  CheckpointID
 		cp  subtask.Checkpoint
 		err error
 	}
 	paimonPrepared struct {
-		id       CheckpointID
-		meta     map[string][]table.MetaFile
-		repinned bool
-		err      error
+		id   CheckpointID
+		meta map[string][]table.MetaFile
+		err  error
 	}
 	paimonLinked struct {
 		id  CheckpointID
@@ -88,15 +115,17 @@ type (
 	}
 )
 
-func (m *paimonFlushed) Trace() string {
+func (m *paimonFrozen) Trace() string {
+	return fmt.Sprintf("id=%d released=%t err=%v", m.id, m.released, m.err)
+}
+func (m *paimonCommitted) Trace() string {
 	return fmt.Sprintf("id=%d tables=%d err=%v", m.id, len(m.cp.Tables), m.err)
 }
-func (m *paimonPrepared) Trace() string {
-	return fmt.Sprintf("id=%d repinned=%t err=%v", m.id, m.repinned, m.err)
-}
-func (m *paimonLinked) Trace() string { return fmt.Sprintf("id=%d err=%v", m.id, m.err) }
+func (m *paimonPrepared) Trace() string { return fmt.Sprintf("id=%d err=%v", m.id, m.err) }
+func (m *paimonLinked) Trace() string   { return fmt.Sprintf("id=%d err=%v", m.id, m.err) }
 
-// paimonBarrier starts the sync phase of a paimon store: the flush.
+// paimonBarrier starts the sync phase of a paimon store: the freeze, once
+// the previous phase is settled.
 func (s *StoreActor) paimonBarrier(sy *syncing) {
 	pb := sy.barrier.Store.Backend().(*subtask.PaimonBackend)
 	if s.paimonBackend != nil && s.paimonBackend != pb {
@@ -105,27 +134,105 @@ func (s *StoreActor) paimonBarrier(sy *syncing) {
 		return
 	}
 	s.paimonBackend = pb
-	ps := &paimonSync{backend: pb, stage: stageFlush, jobOut: true}
-	sy.paimon = ps
+	sy.paimonWait = true
+	s.paimonFreeze()
+}
+
+// paimonFreeze releases the previous frozen flush and freezes the write
+// buffers on the executor, once a barrier waits and the previous phase is
+// settled.
+func (s *StoreActor) paimonFreeze() {
+	sy := s.syncing
+	if sy == nil || !sy.paimonWait {
+		return
+	}
+	prev := s.held
+	if prev != nil && !prev.settled() {
+		return
+	}
+	sy.paimonWait = false
+	sy.jobOut = true
+	var (
+		f    *subtask.FrozenFlush
+		ok   bool
+		pins map[string]int64
+	)
+	if prev != nil {
+		f, ok = prev.frozen, prev.roundsOK
+		if ok {
+			pins = prev.pins()
+		}
+	}
 	store, id := sy.barrier.Store, sy.barrier.ID
 	s.sys.Executor().Submit(s.ctx.Self(), func() any {
-		cp, err := store.Flush(int64(id))
-		return &paimonFlushed{id: id, cp: cp, err: err}
+		m := &paimonFrozen{id: id}
+		if f != nil {
+			m.releaseErr = store.Release(f, ok, pins)
+			m.released = true
+		}
+		m.frozen, m.err = store.Freeze(int64(id))
+		return m
 	})
 }
 
-// paimonSyncOf returns the paimon sync phase of checkpoint id, or nil for
-// an answer that belongs to a phase already over.
-func (s *StoreActor) paimonSyncOf(id CheckpointID) (*syncing, *paimonSync) {
+// paimonFrozen ends the sync phase: the subtask resumes, and checkpoint n's
+// phase goes on with the commit.
+func (s *StoreActor) paimonFrozen(m *paimonFrozen) {
 	sy := s.syncing
-	if sy == nil || sy.barrier.ID != id || sy.paimon == nil {
-		return nil, nil
+	if sy == nil || sy.barrier.ID != m.id || !sy.jobOut {
+		panic(fmt.Sprintf("barrier: freeze of checkpoint %d outside its sync phase", m.id))
 	}
-	return sy, sy.paimon
+	s.syncing = nil
+	b := sy.barrier
+	if prev := s.held; prev != nil && m.released {
+		s.held = nil
+		switch {
+		case m.releaseErr != nil:
+			// Some reads may have moved, some not: every pin stays until
+			// a later release moves them all.
+			s.sys.Logger().Warn("releasing a frozen flush; its rows go into the next commit again",
+				"operator", s.cfg.Operator, "subtask", s.cfg.Subtask, "checkpoint", prev.barrier.ID, "err", m.releaseErr)
+		case prev.roundsOK:
+			for _, t := range prev.tables {
+				s.ctx.Send(t.agent, &agentPinView{snapshot: t.round})
+			}
+		default:
+			for _, t := range prev.tables {
+				s.ctx.Send(t.agent, &agentPinView{next: true})
+			}
+		}
+	}
+	if m.err != nil {
+		if sy.aborted {
+			s.ctx.Send(b.ReplyTo, &SyncDone{ID: b.ID, Err: m.err})
+		} else {
+			s.refuse(b, m.err)
+		}
+		return
+	}
+	p := &paimonPhase{barrier: b, chkDir: sy.chkDir, frozen: m.frozen, stage: stageCommit, jobOut: true, aborted: sy.aborted}
+	s.held = p
+	s.phases[b.ID] = p
+	done := &SyncDone{ID: b.ID}
+	if p.aborted {
+		done.Err = ErrCheckpointAborted
+	}
+	s.ctx.Send(b.ReplyTo, done)
+	f, id := m.frozen, b.ID
+	s.sys.Executor().Submit(s.ctx.Self(), func() any {
+		cp, err := f.Commit()
+		return &paimonCommitted{id: id, cp: cp, err: err}
+	})
 }
 
-func (ps *paimonSync) table(name string) *paimonSyncTable {
-	for _, t := range ps.tables {
+// paimonPhaseOf returns the paimon phase of checkpoint id, or nil for an
+// answer that belongs to a phase already over.
+func (s *StoreActor) paimonPhaseOf(id CheckpointID) *paimonPhase {
+	return s.phases[id]
+}
+
+func (p *paimonPhase) table(name string) *paimonSyncTable {
+	for _, t := range p.tables {
 		if t.name == name {
 			return t
 		}
@@ -133,236 +240,220 @@ func (ps *paimonSync) table(name string) *paimonSyncTable {
 	return nil
 }
 
-func (ps *paimonSync) fail(err error) {
-	if ps.err == nil {
-		ps.err = err
+func (p *paimonPhase) fail(err error) {
+	if p.err == nil {
+		p.err = err
 	}
 }
 
-// unreadable reports whether a table's reads miss rows its flush committed.
-func (ps *paimonSync) unreadable() bool {
-	if ps.repinned {
-		return false
+func (s *StoreActor) paimonCommitted(m *paimonCommitted) {
+	p := s.paimonPhaseOf(m.id)
+	if p == nil || p.stage != stageCommit || !p.jobOut {
+		panic(fmt.Sprintf("barrier: commit result of checkpoint %d outside its phase", m.id))
 	}
-	for _, t := range ps.tables {
-		if t.committed {
-			return true
-		}
-	}
-	return false
-}
-
-func (s *StoreActor) paimonFlushed(m *paimonFlushed) {
-	sy, ps := s.paimonSyncOf(m.id)
-	if ps == nil || ps.stage != stageFlush {
-		panic(fmt.Sprintf("barrier: flush result of checkpoint %d outside its sync phase", m.id))
-	}
-	ps.jobOut = false
+	p.jobOut = false
 	if m.err != nil {
-		ps.fail(m.err) // the write buffers are kept; nothing is unreadable
-		s.paimonStep(sy)
+		p.fail(m.err) // the frozen rows stay readable for the next freeze
+		s.paimonStep(p)
 		return
 	}
-	ps.stage = stageRound
+	p.stage = stageRound
 	for _, tc := range m.cp.Tables {
 		if tc.Snapshot == 0 {
 			continue // never committed: nothing to checkpoint
 		}
-		agent, err := s.tableAgent(ps.backend, tc.Name)
+		agent, err := s.tableAgent(s.paimonBackend, tc.Name)
 		if err != nil {
-			ps.fail(err)
+			p.fail(err)
 			break
 		}
-		ps.tables = append(ps.tables, &paimonSyncTable{name: tc.Name, agent: agent, committed: tc.Committed, data: tc.Snapshot})
+		p.tables = append(p.tables, &paimonSyncTable{name: tc.Name, agent: agent, data: tc.Snapshot})
 	}
-	if ps.err != nil {
-		s.paimonStep(sy)
-		return
+	if p.err == nil {
+		for _, t := range p.tables {
+			s.ctx.Send(t.agent, &agentRound{id: m.id, snapshot: t.data})
+			p.waiting++
+		}
 	}
-	for _, t := range ps.tables {
-		s.ctx.Send(t.agent, &agentRound{id: m.id, snapshot: t.data})
-		ps.waiting++
-	}
-	s.paimonStep(sy)
+	s.paimonStep(p)
 }
 
 func (s *StoreActor) paimonRound(m *tableRound) {
-	sy, ps := s.paimonSyncOf(m.id)
-	if ps == nil || ps.stage != stageRound {
+	p := s.paimonPhaseOf(m.id)
+	if p == nil || p.stage != stageRound {
 		return // a phase that ended; its pin goes with the checkpoint's Aborted
 	}
-	t := ps.table(m.table)
+	t := p.table(m.table)
 	if t == nil || t.round != 0 {
 		panic(fmt.Sprintf("barrier: unexpected round of table %q for checkpoint %d", m.table, m.id))
 	}
-	ps.waiting--
+	p.waiting--
 	if m.done.Err != nil {
-		ps.fail(fmt.Errorf("maintenance round of table %q: %w", m.table, m.done.Err))
+		p.fail(fmt.Errorf("maintenance round of table %q: %w", m.table, m.done.Err))
 	} else {
 		t.round = m.done.SnapshotID
 	}
-	s.paimonStep(sy)
+	s.paimonStep(p)
 }
 
 func (s *StoreActor) paimonListed(m *tableListed) {
-	sy, ps := s.paimonSyncOf(m.id)
-	if ps == nil || ps.stage != stageList {
+	p := s.paimonPhaseOf(m.id)
+	if p == nil || p.stage != stageList {
 		return
 	}
-	t := ps.table(m.table)
+	t := p.table(m.table)
 	if t == nil || t.files != nil {
 		panic(fmt.Sprintf("barrier: unexpected listing of table %q for checkpoint %d", m.table, m.id))
 	}
-	ps.waiting--
+	p.waiting--
 	switch l := m.listed; {
 	case l.Err != nil:
-		ps.fail(fmt.Errorf("listing of table %q: %w", m.table, l.Err))
+		p.fail(fmt.Errorf("listing of table %q: %w", m.table, l.Err))
 	case l.Files.SnapshotID != t.round:
-		ps.fail(fmt.Errorf("listing of table %q: snapshot %d listed, %d asked", m.table, l.Files.SnapshotID, t.round))
+		p.fail(fmt.Errorf("listing of table %q: snapshot %d listed, %d asked", m.table, l.Files.SnapshotID, t.round))
 	default:
 		t.files = &l.Files
 	}
-	s.paimonStep(sy)
+	s.paimonStep(p)
 }
 
 func (s *StoreActor) paimonPrepared(m *paimonPrepared) {
-	sy, ps := s.paimonSyncOf(m.id)
-	if ps == nil || ps.stage != stageList || !ps.jobOut {
-		panic(fmt.Sprintf("barrier: preparation of checkpoint %d outside its sync phase", m.id))
+	p := s.paimonPhaseOf(m.id)
+	if p == nil || p.stage != stageList || !p.jobOut {
+		panic(fmt.Sprintf("barrier: metadata files of checkpoint %d outside its phase", m.id))
 	}
-	ps.jobOut = false
-	ps.repinned = m.repinned
+	p.jobOut = false
 	if m.err != nil {
-		ps.fail(m.err)
+		p.fail(m.err)
 	}
-	for _, t := range ps.tables {
+	for _, t := range p.tables {
 		t.meta = m.meta[t.name]
 	}
-	s.paimonStep(sy)
+	s.paimonStep(p)
 }
 
 func (s *StoreActor) paimonLinked(m *paimonLinked) {
-	sy, ps := s.paimonSyncOf(m.id)
-	if ps == nil || ps.stage != stageLink || !ps.jobOut {
-		panic(fmt.Sprintf("barrier: links of checkpoint %d outside its sync phase", m.id))
+	p := s.paimonPhaseOf(m.id)
+	if p == nil || p.stage != stageLink || !p.jobOut {
+		panic(fmt.Sprintf("barrier: links of checkpoint %d outside its phase", m.id))
 	}
-	ps.jobOut = false
+	p.jobOut = false
 	if m.err != nil {
-		ps.fail(m.err)
+		p.fail(m.err)
 	}
-	s.paimonStep(sy)
+	s.paimonStep(p)
 }
 
 // paimonStep moves the phase on once its stage is over: to the next stage,
-// to the hand-off, or (after a failure or an abort) to its end. Nothing
-// ends while an executor job on the store is out.
-func (s *StoreActor) paimonStep(sy *syncing) {
-	ps := sy.paimon
-	if ps.jobOut {
+// to the hand-off, or (after a failure, or an abort once the phase is
+// settled) to its end. Nothing ends while an executor job of the phase is
+// out. A barrier waiting for the phase to settle goes on.
+func (s *StoreActor) paimonStep(p *paimonPhase) {
+	defer s.paimonFreeze()
+	if p.jobOut {
 		return
 	}
-	// An aborted checkpoint still gets its rounds and the move of the reads
-	// when its flush committed rows: one abort (say, another subtask's
-	// decline) must not leave the store unreadable.
-	if ps.err == nil && sy.aborted && !ps.unreadable() {
-		ps.err = ErrCheckpointAborted
+	if p.err == nil && p.aborted && p.roundsOK {
+		p.err = ErrCheckpointAborted
 	}
-	if ps.err != nil {
-		err := ps.err
-		if ps.unreadable() {
-			err = fmt.Errorf("%w: %w", ErrStoreUnreadable, err)
-		}
-		s.syncing = nil
-		if ps.stage == stageLink {
-			s.removeDir(sy.chkDir)
-		}
-		if sy.aborted {
-			s.ctx.Send(sy.barrier.ReplyTo, &SyncDone{ID: sy.barrier.ID, Err: err})
-		} else {
-			s.refuse(sy.barrier, err)
-		}
+	if p.err != nil {
+		s.paimonEnd(p)
 		return
 	}
-	if ps.waiting > 0 {
+	if p.waiting > 0 {
 		return
 	}
-	switch ps.stage {
+	switch p.stage {
 	case stageRound:
-		s.paimonList(sy)
+		p.roundsOK = true
+		// Until the next barrier moves the reads there, the rounds'
+		// snapshots must outlive the checkpoint's own pin, which its
+		// Complete may drop first.
+		for _, t := range p.tables {
+			s.ctx.Send(t.agent, &agentPinView{snapshot: t.round, next: true})
+		}
+		if p.aborted {
+			p.err = ErrCheckpointAborted
+			s.paimonEnd(p)
+			return
+		}
+		s.paimonList(p)
 	case stageList:
-		s.paimonLink(sy)
+		s.paimonLink(p)
 	case stageLink:
-		s.syncing = nil
-		s.handOff(sy, ps.decision)
+		p.over = true
+		delete(s.phases, p.barrier.ID)
+		s.handOff(p.barrier, BackendPaimon, p.chkDir, p.decision)
+	}
+}
+
+// paimonEnd ends a phase that failed or was aborted: it declines the
+// checkpoint unless the abort came first. The frozen flush stays held for
+// the next barrier's release.
+func (s *StoreActor) paimonEnd(p *paimonPhase) {
+	p.over = true
+	delete(s.phases, p.barrier.ID)
+	if p.stage == stageLink {
+		s.removeDir(p.chkDir)
+	}
+	if !p.aborted {
+		s.decline(p.barrier.ID, p.err)
 	}
 }
 
 // paimonList asks every table's Lister for the round's snapshot and, on the
-// executor, moves the reads to it and names its metadata files.
-func (s *StoreActor) paimonList(sy *syncing) {
-	ps := sy.paimon
-	ps.stage = stageList
-	type pin struct {
+// executor, names the snapshot's metadata files.
+func (s *StoreActor) paimonList(p *paimonPhase) {
+	p.stage = stageList
+	type round struct {
 		name  string
 		tbl   *table.Table
 		round int64
 	}
-	pins := make([]pin, 0, len(ps.tables))
-	for _, t := range ps.tables {
-		s.ctx.Send(t.agent, &agentList{id: sy.barrier.ID, snapshot: t.round})
-		ps.waiting++
-		tbl, _ := ps.backend.Table(t.name)
-		pins = append(pins, pin{t.name, tbl, t.round})
+	rounds := make([]round, 0, len(p.tables))
+	for _, t := range p.tables {
+		s.ctx.Send(t.agent, &agentList{id: p.barrier.ID, snapshot: t.round})
+		p.waiting++
+		tbl, _ := s.paimonBackend.Table(t.name)
+		rounds = append(rounds, round{t.name, tbl, t.round})
 	}
-	ps.jobOut = true
-	pb, id := ps.backend, sy.barrier.ID
+	p.jobOut = true
+	id := p.barrier.ID
 	s.sys.Executor().Submit(s.ctx.Self(), func() any {
 		m := &paimonPrepared{id: id, meta: map[string][]table.MetaFile{}}
-		for _, p := range pins {
-			if err := pb.PinSnapshot(p.name, p.round); err != nil {
-				m.err = err
-				return m
-			}
-		}
-		m.repinned = true
-		for _, p := range pins {
-			meta, err := p.tbl.SnapshotMetaFiles(p.round)
+		for _, r := range rounds {
+			meta, err := r.tbl.SnapshotMetaFiles(r.round)
 			if err != nil {
-				m.err = fmt.Errorf("table %q: %w", p.name, err)
+				m.err = fmt.Errorf("table %q: %w", r.name, err)
 				return m
 			}
-			m.meta[p.name] = meta
+			m.meta[r.name] = meta
 		}
 		return m
 	})
 }
 
-// paimonLink moves the tables' read pins to the round's snapshots (the
-// reads are there now), decides what the checkpoint uploads and links
-// exactly that into chk-<n>/.
-func (s *StoreActor) paimonLink(sy *syncing) {
-	ps := sy.paimon
-	ps.stage = stageLink
-	for _, t := range ps.tables {
-		s.ctx.Send(t.agent, &agentPinView{snapshot: t.round})
-	}
-	root := ps.backend.Root()
-	ps.links = map[string]string{}
-	tables := make([]TableFiles, 0, len(ps.tables))
-	for _, t := range ps.tables {
+// paimonLink decides what the checkpoint uploads and links exactly that
+// into chk-<n>/.
+func (s *StoreActor) paimonLink(p *paimonPhase) {
+	p.stage = stageLink
+	root := s.paimonBackend.Root()
+	p.links = map[string]string{}
+	tables := make([]TableFiles, 0, len(p.tables))
+	for _, t := range p.tables {
 		tf := TableFiles{Name: t.name, SnapshotID: t.round}
-		add := func(p string, size int64) {
-			src := path.Join(sy.chkDir, t.name, p)
-			ps.links[src] = path.Join(root, t.name, p)
-			tf.Files = append(tf.Files, StateFile{Table: t.name, Path: p, Size: size, Source: src, Immutable: true})
+		add := func(f string, size int64) {
+			src := path.Join(p.chkDir, t.name, f)
+			p.links[src] = path.Join(root, t.name, f)
+			tf.Files = append(tf.Files, StateFile{Table: t.name, Path: f, Size: size, Source: src, Immutable: true})
 		}
 		for _, f := range t.meta {
 			add(f.Path, f.Size)
 		}
 		for _, f := range t.files.Data {
 			if len(f.Extra) > 0 {
-				ps.fail(fmt.Errorf("table %q: data file %s has extra files, which checkpoints do not carry", t.name, f.Path))
-				s.paimonStep(sy)
+				p.fail(fmt.Errorf("table %q: data file %s has extra files, which checkpoints do not carry", t.name, f.Path))
+				s.paimonStep(p)
 				return
 			}
 			add(f.Path, f.Size)
@@ -372,19 +463,19 @@ func (s *StoreActor) paimonLink(sy *syncing) {
 		}
 		tables = append(tables, tf)
 	}
-	d, err := s.history.Decide(sy.barrier.ID, sy.barrier.Kind, tables)
+	d, err := s.history.Decide(p.barrier.ID, p.barrier.Kind, tables)
 	if err != nil {
-		ps.fail(err)
-		s.paimonStep(sy)
+		p.fail(err)
+		s.paimonStep(p)
 		return
 	}
-	ps.decision = d
+	p.decision = d
 	links := make([][2]string, 0, len(d.Uploads))
 	for _, u := range d.Uploads {
-		links = append(links, [2]string{ps.links[u.Source], u.Source})
+		links = append(links, [2]string{p.links[u.Source], u.Source})
 	}
-	ps.jobOut = true
-	fio, id, dir := s.cfg.FileIO, sy.barrier.ID, sy.chkDir
+	p.jobOut = true
+	fio, id, dir := s.cfg.FileIO, p.barrier.ID, p.chkDir
 	s.sys.Executor().Submit(s.ctx.Self(), func() any {
 		for _, l := range links {
 			if err := fio.Link(l[0], l[1]); err != nil {

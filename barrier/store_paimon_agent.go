@@ -17,8 +17,13 @@ import (
 
 // viewPin is the pin key of the snapshot a subtask reads between barriers.
 // It lies above every checkpoint id, so an Unpin of checkpoints up to one
-// never releases it; each barrier moves it to the new round's snapshot.
-const viewPin = math.MaxInt64
+// never releases it; each barrier's release moves it to the previous
+// checkpoint's round snapshot. nextViewPin holds that round snapshot from
+// the round until the release: the checkpoint's own pin may go first.
+const (
+	viewPin     = math.MaxInt64
+	nextViewPin = math.MaxInt64 - 1
+)
 
 // errMaintenanceGone: the maintainer or lister of a table stopped before
 // answering; the agent spawned a new one.
@@ -36,8 +41,14 @@ type (
 		id       CheckpointID
 		snapshot int64 // the round's snapshot
 	}
-	agentPinView struct{ snapshot int64 }
-	agentUnpin   struct {
+	// agentPinView moves the pin of the snapshot the subtask reads; with
+	// next, the pin of the snapshot it will read after the next release
+	// (0: none).
+	agentPinView struct {
+		snapshot int64
+		next     bool
+	}
+	agentUnpin struct {
 		id   CheckpointID
 		upTo bool
 	}
@@ -57,10 +68,12 @@ type (
 	}
 )
 
-func (m *agentRound) Trace() string   { return fmt.Sprintf("id=%d snapshot=%d", m.id, m.snapshot) }
-func (m *agentList) Trace() string    { return fmt.Sprintf("id=%d snapshot=%d", m.id, m.snapshot) }
-func (m *agentPinView) Trace() string { return fmt.Sprintf("snapshot=%d", m.snapshot) }
-func (m *agentUnpin) Trace() string   { return fmt.Sprintf("id=%d upto=%t", m.id, m.upTo) }
+func (m *agentRound) Trace() string { return fmt.Sprintf("id=%d snapshot=%d", m.id, m.snapshot) }
+func (m *agentList) Trace() string  { return fmt.Sprintf("id=%d snapshot=%d", m.id, m.snapshot) }
+func (m *agentPinView) Trace() string {
+	return fmt.Sprintf("snapshot=%d next=%t", m.snapshot, m.next)
+}
+func (m *agentUnpin) Trace() string { return fmt.Sprintf("id=%d upto=%t", m.id, m.upTo) }
 func (m *tableRound) Trace() string {
 	return fmt.Sprintf("table=%s id=%d snapshot=%d err=%v", m.table, m.id, m.done.SnapshotID, m.done.Err)
 }
@@ -87,8 +100,8 @@ type tableAgent struct {
 	opts  compaction.Options
 
 	maint, lister *actor.PID
-	spawned       int // children spawned, for fresh names
-	view          int64
+	spawned       int   // children spawned, for fresh names
+	view, next    int64 // the snapshot the subtask reads, and will read after the next release
 	pins          map[CheckpointID]int64
 	rounds, lists []CheckpointID // requests the children have not answered, oldest first
 	stopping      bool
@@ -141,8 +154,7 @@ func (a *tableAgent) Receive(ctx actor.Context) {
 		a.lists = a.lists[1:]
 		ctx.Send(a.store, &tableListed{table: a.name, id: id, listed: m})
 	case *agentPinView:
-		a.view = m.snapshot
-		ctx.Send(a.maint, &compaction.Pin{Checkpoint: viewPin, SnapshotID: m.snapshot})
+		a.pinView(ctx, m)
 	case *agentUnpin:
 		for id := range a.pins {
 			if id == m.id || (m.upTo && id < m.id) {
@@ -155,11 +167,35 @@ func (a *tableAgent) Receive(ctx actor.Context) {
 	}
 }
 
+// pinView moves the read pin, or the next read pin; the next one goes once
+// the reads are there.
+func (a *tableAgent) pinView(ctx actor.Context, m *agentPinView) {
+	if m.next {
+		if a.next != 0 && m.snapshot == 0 {
+			ctx.Send(a.maint, &compaction.Unpin{Checkpoint: nextViewPin})
+		}
+		a.next = m.snapshot
+		if a.next != 0 {
+			ctx.Send(a.maint, &compaction.Pin{Checkpoint: nextViewPin, SnapshotID: a.next})
+		}
+		return
+	}
+	a.view = m.snapshot
+	ctx.Send(a.maint, &compaction.Pin{Checkpoint: viewPin, SnapshotID: m.snapshot})
+	if a.next == m.snapshot {
+		a.next = 0
+		ctx.Send(a.maint, &compaction.Unpin{Checkpoint: nextViewPin})
+	}
+}
+
 // sendPins gives the maintainer every pin the agent holds; pinning again
 // is harmless, and a maintainer that restarted has none.
 func (a *tableAgent) sendPins(ctx actor.Context) {
 	if a.view != 0 {
 		ctx.Send(a.maint, &compaction.Pin{Checkpoint: viewPin, SnapshotID: a.view})
+	}
+	if a.next != 0 {
+		ctx.Send(a.maint, &compaction.Pin{Checkpoint: nextViewPin, SnapshotID: a.next})
 	}
 	for _, id := range slices.Sorted(maps.Keys(a.pins)) {
 		ctx.Send(a.maint, &compaction.Pin{Checkpoint: int64(id), SnapshotID: a.pins[id]})

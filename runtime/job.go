@@ -91,6 +91,8 @@ func (j *jobActor) Receive(ctx actor.Context) {
 		j.abort(ctx, int64(m.ID), m.Err)
 	case *compaction.BackpressureChanged:
 		j.backpressure(ctx, m.Backpressure.Stalled)
+	case *barrier.UploadStats:
+		j.env.sys.Send(j.driver, &evUploaded{stats: m})
 	case *taskSynced:
 		keyed := j.env.plan.tasks[m.task].node.keyed()
 		j.env.sys.Send(j.driver, &evSynced{id: m.id, task: m.task, keyed: keyed, took: m.took, done: m.done})
@@ -204,7 +206,7 @@ func (j *jobActor) prepared(ctx actor.Context, m *prepared) {
 		store, err := sys.SpawnChild(ctx, "store-"+t.id.String(), barrier.NewStoreActor(sys, barrier.StoreConfig{
 			Operator: t.node.name, Subtask: t.id.Subtask, KeyGroups: t.keyGroups, WorkDir: st.dirs.work, FileIO: j.env.fio,
 			Uploader: j.upload, Coordinator: j.coord, History: st.history,
-			Maintenance: j.env.opts.Backend.maintenance(), Backpressure: ctx.Self(),
+			Maintenance: j.env.opts.Backend.maintenance(), Backpressure: ctx.Self(), Stats: ctx.Self(),
 		}))
 		if err != nil {
 			j.failRun(fmt.Errorf("spawn store actor of %s: %w", t.id, err))

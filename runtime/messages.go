@@ -93,6 +93,7 @@ type (
 		took  time.Duration
 		done  *barrier.SyncDone
 	}
+	evUploaded     struct{ stats *barrier.UploadStats }
 	evBackpressure struct{ stalled bool }
 	evFinished     struct{ id int64 }
 	evFailed       struct{ err error }

@@ -202,15 +202,16 @@ func nextRun(sys *actors.System) int64 {
 type RunStats struct {
 	// Completed and Aborted count the run's checkpoints.
 	Completed, Aborted int
-	// UploadedBytes and ReusedBytes sum what the subtasks' sync phases
+	// UploadedBytes and ReusedBytes sum what the subtasks' Store actors
 	// handed to the uploader and referenced from earlier checkpoints.
 	UploadedBytes, ReusedBytes int64
 	// Stalls counts the times the sources were held because some store's
 	// maintenance fell behind.
 	Stalls int
 	// Syncs is every keyed subtask's sync-phase duration (barrier aligned
-	// to SyncDone, the subtask paused: flush, maintenance round, listing),
-	// in arrival order. Subtasks without keyed state are left out: their
+	// to SyncDone, the subtask paused: a memory or pebble store's flush and
+	// listing; a paimon store's freeze of its write buffers, after the wait
+	// for the previous checkpoint's maintenance round), in arrival order. Subtasks without keyed state are left out: their
 	// sync phase only hands their extras on.
 	Syncs []time.Duration
 }
@@ -250,8 +251,9 @@ func (r *Run) next() (any, error) {
 		if m.keyed {
 			r.stats.Syncs = append(r.stats.Syncs, m.took)
 		}
-		r.stats.UploadedBytes += m.done.UploadBytes
-		r.stats.ReusedBytes += m.done.ReusedBytes
+	case *evUploaded:
+		r.stats.UploadedBytes += m.stats.UploadBytes
+		r.stats.ReusedBytes += m.stats.ReusedBytes
 	case *evFinished:
 		r.finished = true
 	case *evSourcesIdle:

@@ -46,7 +46,7 @@ type subKey struct {
 
 // subCheck is what one subtask's Store actor did in one run.
 type subCheck struct {
-	barriers, uploads, uploaded, acked map[barrier.CheckpointID]bool
+	barriers, synced, uploads, uploaded, acked map[barrier.CheckpointID]bool
 	// bases are the checkpoints the store may reuse files of: those it
 	// acknowledged whose completion reached it, and the checkpoint an aligned
 	// restore adopted.
@@ -88,7 +88,7 @@ func (c *checker) sub(run int, op string, idx int) *subCheck {
 	k := subKey{run, op, idx}
 	s := c.subs[k]
 	if s == nil {
-		s = &subCheck{barriers: map[barrier.CheckpointID]bool{}, uploads: map[barrier.CheckpointID]bool{},
+		s = &subCheck{barriers: map[barrier.CheckpointID]bool{}, synced: map[barrier.CheckpointID]bool{}, uploads: map[barrier.CheckpointID]bool{},
 			uploaded: map[barrier.CheckpointID]bool{}, acked: map[barrier.CheckpointID]bool{}, bases: map[barrier.CheckpointID]bool{}}
 		c.subs[k] = s
 	}
@@ -129,9 +129,14 @@ func (c *checker) barrierSent(run int, op string, idx int, id barrier.Checkpoint
 func (c *checker) syncDone(run int, op string, idx int, id barrier.CheckpointID) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	if !c.sub(run, op, idx).barriers[id] {
+	s := c.sub(run, op, idx)
+	switch {
+	case !s.barriers[id]:
 		c.failLocked(fmt.Errorf("phase order: %s/%d got SyncDone(%d) without Barrier(%d)", op, idx, id, id))
+	case s.synced[id]:
+		c.failLocked(fmt.Errorf("phase order: %s/%d got SyncDone(%d) twice", op, idx, id))
 	}
+	s.synced[id] = true
 }
 
 func (c *checker) upload(run int, op string, idx int, m *barrier.Upload) {

@@ -2,7 +2,6 @@ package sim
 
 import (
 	"encoding/binary"
-	"errors"
 	"fmt"
 	"math/rand/v2"
 	"strings"
@@ -109,13 +108,6 @@ func (a *keyedActor) Receive(ctx actor.Context) {
 		}
 		a.env.check.syncDone(a.run, opKeyed, a.idx, m.ID)
 		a.syncing = 0
-		if errors.Is(m.Err, barrier.ErrStoreUnreadable) {
-			// The store's reads miss the rows the failed checkpoint
-			// flushed: the subtask fails over.
-			a.failed = true
-			a.env.operatorFailed(a.run, fmt.Errorf("keyed subtask %d, checkpoint %d: %w", a.idx, m.ID, m.Err))
-			return
-		}
 		for len(a.queue) > 0 && a.syncing == 0 {
 			next := a.queue[0]
 			a.queue = a.queue[1:]
