@@ -156,7 +156,7 @@ func (h *harness) restore() subtask.Checkpoint {
 	return cp
 }
 
-func must[T any](t *testing.T) func(T, error) T {
+func must[T any](t testing.TB) func(T, error) T {
 	return func(v T, err error) T {
 		t.Helper()
 		if err != nil {

@@ -1,0 +1,100 @@
+package subtask_test
+
+import (
+	"math/rand/v2"
+	"path/filepath"
+	"testing"
+	"time"
+
+	"github.com/lakestate/lakestate/subtask"
+)
+
+// BenchmarkFreezeCommit compares the operator's pause at a barrier: Flush
+// (the synchronous commit) against Freeze, with the Commit that runs off the
+// operator timed apart. An op is one checkpoint of an interval that
+// read-modified-wrote benchCheckpoint batches of an aggregate (value state)
+// and put one entry per record into a join side (map state, at most four
+// entries per key), over benchKeys committed keys. Metrics are milliseconds
+// per checkpoint: pause (Flush or Freeze) and commit (Commit, off the
+// operator).
+func BenchmarkFreezeCommit(b *testing.B) {
+	for _, mode := range []string{"flush", "freeze"} {
+		b.Run(mode, func(b *testing.B) {
+			pb, err := subtask.OpenPaimon(filepath.Join(b.TempDir(), "state"), subtask.PaimonOptions{NoDeletionVectors: true})
+			if err != nil {
+				b.Fatal(err)
+			}
+			s := subtask.NewStore(pb)
+			b.Cleanup(func() { pb.Close() })
+			agg := must[*subtask.ValueState](b)(s.Value(aggLayout(0)))
+			side := must[*subtask.MapState](b)(s.Map(joinLayout(0)))
+			for k := int64(0); k < benchKeys; k++ {
+				agg.Put(key(k), row(k, 1))
+			}
+			id := int64(1)
+			if _, err := s.Flush(id); err != nil {
+				b.Fatal(err)
+			}
+			r := rand.New(rand.NewPCG(1, 1))
+			ks := make([]subtask.Key, benchBatch)
+			vals := make([]subtask.Row, benchBatch)
+			var out []subtask.Row
+			var mes []*subtask.MapEntries
+			var pause, commit time.Duration
+			seq := int64(0)
+			subs := []subtask.Row{sub("row-0"), sub("row-1"), sub("row-2"), sub("row-3")}
+			for b.Loop() {
+				for range benchCheckpoint {
+					for i := range ks {
+						ks[i] = key(r.Int64N(2 * benchKeys))
+					}
+					if out, err = agg.GetBatch(ks, out); err != nil {
+						b.Fatal(err)
+					}
+					for i, cur := range out {
+						if cur == nil {
+							vals[i] = row(1, 1)
+						} else {
+							vals[i] = row(cur[0].Int()+1, cur[1].Int()+1)
+						}
+					}
+					agg.PutBatch(ks, vals)
+					if mes, err = side.GetBatch(ks, mes); err != nil {
+						b.Fatal(err)
+					}
+					for _, me := range mes {
+						seq++
+						me.Put(subs[seq%4], row(seq))
+					}
+					s.EndBatch()
+				}
+				id++
+				start := time.Now()
+				if mode == "flush" {
+					if _, err := s.Flush(id); err != nil {
+						b.Fatal(err)
+					}
+					pause += time.Since(start)
+					continue
+				}
+				f, err := s.Freeze(id)
+				if err != nil {
+					b.Fatal(err)
+				}
+				frozen := time.Now()
+				pause += frozen.Sub(start)
+				if _, err := f.Commit(); err != nil {
+					b.Fatal(err)
+				}
+				commit += time.Since(frozen)
+				if err := s.Release(f, true, nil); err != nil {
+					b.Fatal(err)
+				}
+			}
+			b.ReportMetric(float64(pause.Microseconds())/1e3/float64(b.N), "pause-ms/op")
+			if mode == "freeze" {
+				b.ReportMetric(float64(commit.Microseconds())/1e3/float64(b.N), "commit-ms/op")
+			}
+		})
+	}
+}
