@@ -38,11 +38,19 @@ type frozenStore struct {
 	mp  *subtask.MapState
 	ls  *subtask.ListState
 	tm  *subtask.TimeState
+	// rounds counts compactions: the identifier of the next.
+	rounds int64
 }
 
-func openFrozenStore(t *testing.T, root string, fs table.FileIO, now int64) *frozenStore {
+// openFrozenStore opens the store at root. Deletion-vector tables get one
+// bucket, the one compactAll compacts.
+func openFrozenStore(t *testing.T, root string, fs table.FileIO, dv bool, now int64) *frozenStore {
 	t.Helper()
-	b, err := subtask.OpenPaimon(root, subtask.PaimonOptions{FileIO: fs, Buckets: 2, NoDeletionVectors: true})
+	o := subtask.PaimonOptions{FileIO: fs, Buckets: 2, NoDeletionVectors: true}
+	if dv {
+		o.Buckets, o.NoDeletionVectors = 1, false
+	}
+	b, err := subtask.OpenPaimon(root, o)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -199,17 +207,43 @@ type commitResult struct {
 // interleave with freezes, commits on another goroutine (some failing, some
 // released as failed after success) and releases; every read agrees with a
 // model map, and a store reopened from the tables at the end holds the model.
+// With deletion vectors, a maintenance round before each release makes the
+// commit readable and its snapshot is pinned; another compaction may run
+// while the commit does.
 func TestFrozenFlushModel(t *testing.T) {
-	for seed := range uint64(3) {
-		t.Run(fmt.Sprint(seed), func(t *testing.T) { runFrozenModel(t, seed) })
+	for _, dv := range []bool{false, true} {
+		for seed := range uint64(2) {
+			t.Run(fmt.Sprintf("dv=%v/%d", dv, seed), func(t *testing.T) { runFrozenModel(t, seed, dv) })
+		}
 	}
 }
 
-func runFrozenModel(t *testing.T, seed uint64) {
+// compactTables runs compactAll on every table of a store and returns the
+// snapshots the reads should pin.
+func (fx *frozenStore) compactTables(t *testing.T) map[string]int64 {
+	t.Helper()
+	fx.rounds++
+	pins := map[string]int64{}
+	for _, name := range []string{"val", "map", "list", "time"} {
+		tbl, _ := fx.b.Table(name)
+		if _, ok, err := tbl.LatestSnapshotID(); err != nil || !ok {
+			continue
+		}
+		compactAll(t, tbl, fx.rounds)
+		id, _, err := tbl.LatestSnapshotID()
+		if err != nil {
+			t.Fatal(err)
+		}
+		pins[name] = id
+	}
+	return pins
+}
+
+func runFrozenModel(t *testing.T, seed uint64, dv bool) {
 	r := rand.New(rand.NewPCG(seed, 99))
 	root := filepath.Join(t.TempDir(), "state")
 	fs := &failingFS{FileIO: table.NewLocalFileIO()}
-	fx := openFrozenStore(t, root, fs, 0)
+	fx := openFrozenStore(t, root, fs, dv, 0)
 	m := &frozenModel{val: map[int64]stamped{}, mp: map[int64]map[string]stamped{}, ls: map[int64][]stamped{}, tm: map[int64]map[timeAt]stamped{}}
 	var (
 		held              *subtask.FrozenFlush
@@ -232,7 +266,10 @@ func runFrozenModel(t *testing.T, seed uint64) {
 			failures++
 		}
 		var pins map[string]int64
-		if r.IntN(2) == 0 {
+		switch {
+		case dv && ok:
+			pins = fx.compactTables(t)
+		case r.IntN(2) == 0:
 			pins = map[string]int64{}
 			for _, tc := range res.cp.Tables {
 				pins[tc.Name] = tc.Snapshot
@@ -330,6 +367,9 @@ func runFrozenModel(t *testing.T, seed uint64) {
 			fx.checkScan(t, m, lo, lo+r.Int64N(5))
 		case op < 15:
 			fx.checkAll(t, m)
+		case op < 16 && dv && held != nil && !fs.fail.Load():
+			// Maintenance between barriers, concurrent with the commit.
+			fx.compactTables(t)
 		default:
 			if r.IntN(3) != 0 {
 				break
@@ -361,7 +401,11 @@ func runFrozenModel(t *testing.T, seed uint64) {
 	id++
 	f := must[*subtask.FrozenFlush](t)(fx.s.Freeze(id))
 	must[subtask.Checkpoint](t)(f.Commit())
-	if err := fx.s.Release(f, true, nil); err != nil {
+	var pins map[string]int64
+	if dv {
+		pins = fx.compactTables(t)
+	}
+	if err := fx.s.Release(f, true, pins); err != nil {
 		t.Fatal(err)
 	}
 	fx.checkAll(t, m)
@@ -371,7 +415,7 @@ func runFrozenModel(t *testing.T, seed uint64) {
 	if err := fx.b.Close(); err != nil {
 		t.Fatal(err)
 	}
-	reopened := openFrozenStore(t, root, nil, m.now)
+	reopened := openFrozenStore(t, root, nil, dv, m.now)
 	defer reopened.b.Close()
 	reopened.checkAll(t, m)
 }
@@ -382,7 +426,7 @@ func TestFrozenFlushErrors(t *testing.T) {
 		t.Fatal("a memory store froze")
 	}
 	fs := &failingFS{FileIO: table.NewLocalFileIO()}
-	fx := openFrozenStore(t, t.TempDir(), fs, 0)
+	fx := openFrozenStore(t, t.TempDir(), fs, false, 0)
 	defer fx.b.Close()
 	fx.val.Put(key(1), row(10))
 	f := must[*subtask.FrozenFlush](t)(fx.s.Freeze(5))
@@ -431,7 +475,7 @@ func TestFrozenFlushErrors(t *testing.T) {
 func TestFrozenFlushFoldsFailure(t *testing.T) {
 	fs := &failingFS{FileIO: table.NewLocalFileIO()}
 	root := t.TempDir()
-	fx := openFrozenStore(t, root, fs, 0)
+	fx := openFrozenStore(t, root, fs, false, 0)
 	fx.val.PutBatch(keys(1, 2, 3), []subtask.Row{row(1), row(2), row(3)})
 	f := must[*subtask.FrozenFlush](t)(fx.s.Freeze(1))
 	fs.fail.Store(true)
@@ -465,7 +509,7 @@ func TestFrozenFlushFoldsFailure(t *testing.T) {
 	if err := fx.b.Close(); err != nil {
 		t.Fatal(err)
 	}
-	reopened := openFrozenStore(t, root, nil, 0)
+	reopened := openFrozenStore(t, root, nil, false, 0)
 	defer reopened.b.Close()
 	reopened.checkValues(t, m, []int64{1, 2, 3, 4})
 }
