@@ -38,7 +38,9 @@ type jobConfig struct {
 	parallelism int
 	maxP        int
 	retain      int
-	timeout     time.Duration
+	// concurrent is the coordinator's MaxConcurrent (maintenance jobs only).
+	concurrent int
+	timeout    time.Duration
 	// restore restores from this checkpoint (nil: the latest the coordinator
 	// recovers, if restoreLatest).
 	restore       *barrier.Metadata

@@ -90,7 +90,7 @@ func startMaintJob(t testing.TB, blobs *memBlobs, fs *faultyFS, root string, cfg
 		t.Fatal(err)
 	}
 	j.coord, err = sys.Spawn("coordinator", barrier.NewCoordinator(sys, barrier.CoordinatorConfig{
-		JobID: "job", Blobs: blobs, Retain: c.retain, Timeout: c.timeout, TriggerTarget: j.trig.PID(), RecoveredTo: j.ctl.PID(),
+		JobID: "job", Blobs: blobs, Retain: c.retain, MaxConcurrent: c.concurrent, Timeout: c.timeout, TriggerTarget: j.trig.PID(), RecoveredTo: j.ctl.PID(),
 		Operators: []barrier.OperatorSpec{{ID: opID, Parallelism: c.parallelism, MaxParallelism: c.maxP}},
 	}))
 	if err != nil {
