@@ -21,7 +21,20 @@
 // each state table's maintenance: an agent per table runs its compaction
 // Maintainer and listing Lister, asks for the barrier's round and listing,
 // and keeps the table's pins (checkpoints in flight, the snapshot the
-// subtask reads). barrier imports subtask, never the reverse.
+// subtask reads, the one it reads after the next release). barrier imports
+// subtask, never the reverse.
+//
+// A paimon store's sync phase is asynchronous: at Barrier(n) the Store
+// actor releases n-1's frozen flush (the reads move to n-1's round
+// snapshots; after a failure its rows stay for the freeze to fold in) and
+// freezes the write buffers, then answers SyncDone at once. The commit of
+// the frozen rows, the tables' rounds, the listing, the reuse decision, the
+// links and the hand-off follow while the subtask processes the next
+// interval, which reads through the frozen layer. Barrier(n+1) waits, the
+// store lent, until n's rounds are known or n failed. A failure declines n
+// and its rows go into the next commit; an abort after SyncDone still runs
+// the commit and the rounds and cancels only the upload; Drain waits for
+// the whole phase. Upload counts go to StoreConfig.Stats as UploadStats.
 //
 // The rules follow Flink's incremental checkpoints: a checkpoint references
 // (by placeholder) only files that a registered checkpoint uploaded; a

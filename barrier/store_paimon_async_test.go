@@ -407,3 +407,35 @@ func TestPaimonNextBarrierWaitsForRounds(t *testing.T) {
 		r.stop()
 	}
 }
+
+// On the real system the phase's commit, round, listing and links run on
+// other goroutines while the subtask reads and writes every key and map
+// entry right after SyncDone (under -race: the store's reads beside the
+// frozen flush's commit); every read sees the newest row, and every
+// checkpoint completes.
+func TestPaimonSubtaskWorksDuringAsyncPhaseConcurrently(t *testing.T) {
+	blobs, fs, root := newMemBlobs(), newFaultyFS(), t.TempDir()
+	j := startMaintJob(t, blobs, fs, root, maintConfig{jobConfig: jobConfig{retain: 1}})
+	want, wantMap := map[int64]int64{}, map[int64]int64{}
+	for round := range int64(8) {
+		for k := round % 3; k < asyncKeys; k += 3 {
+			j.put(round*1000+k, k)
+			want[k] = round*1000 + k
+		}
+		id := j.trigger(barrier.KindCheckpoint)
+		startPhase(t, j, id)
+		checkReads(t, j, fmt.Sprintf("right after SyncDone(%d)", id), want, wantMap)
+		for k := (round + 1) % 4; k < asyncKeys; k += 4 {
+			j.put(round*1000+500+k, k)
+			want[k] = round*1000 + 500 + k
+		}
+		j.putMap(mapKey, round, round)
+		wantMap[round] = round
+		checkReads(t, j, fmt.Sprintf("during the phase of %d", id), want, wantMap)
+		if err, _ := j.await(id); err != nil {
+			t.Fatalf("checkpoint %d: %v", id, err)
+		}
+		checkReads(t, j, fmt.Sprintf("after checkpoint %d", id), want, wantMap)
+	}
+	j.checkNoLeaks()
+}

@@ -13,9 +13,16 @@ import (
 // machinery (barrier/) and what it is told.
 //
 //	coordinator ──TriggerCheckpoint──▶ job ──▶ source subtasks (record offsets, inject barrier n)
-//	subtask, barrier n aligned: forwards barrier n, then Checkpointer.SyncPhase(n)
-//	Store actor: flush the store, list its files, hand off the upload; ──SyncDone(n)──▶ subtask (resumes)
-//	             later ack or decline n to the coordinator
+//	subtask, barrier n aligned: forwards barrier n, then Checkpointer.SyncPhase(n) (store lent)
+//	Store actor, memory/pebble: flush the store, list its files, hand off the upload;
+//	             ──SyncDone(n)──▶ subtask (resumes)
+//	Store actor, paimon: [wait until n-1's rounds are known] release n-1's frozen flush
+//	             (reads move to its round snapshots), freeze the write buffers;
+//	             ──SyncDone(n)──▶ subtask (resumes; reads live > frozen n > pinned snapshot)
+//	             then, beside the subtask: commit n, maintenance rounds, listing, links,
+//	             hand off the upload
+//	Store actor: ──UploadStats(n)──▶ job (bytes handed to the uploader); later ack or
+//	             decline n to the coordinator
 //	coordinator ──Complete(n) / Aborted(n)──▶ job, every subtask and Store actor
 
 // extrasKey is the owner of a subtask's extras in a checkpoint.
@@ -30,7 +37,8 @@ type SyncRequest struct {
 	KeyGroups keygroup.Range
 	// Store is the subtask's keyed state, nil for a subtask without one. It is
 	// lent to the checkpointer until SyncDone: the checkpointer flushes it
-	// (and may run maintenance on its tables); the subtask does not touch it
+	// (a paimon store: freezes its write buffers, whose commit and
+	// maintenance go on after SyncDone); the subtask does not touch it
 	// meanwhile.
 	Store *subtask.Store
 	// Extras is the operator's state outside the store (Snapshotter).
@@ -47,8 +55,9 @@ type Checkpointer interface {
 }
 
 // storeCheckpointer hands a subtask's sync phase to its barrier Store actor,
-// which flushes the store, decides what to upload, answers SyncDone and
-// acknowledges the checkpoint to the coordinator once uploaded.
+// which flushes (or, for paimon, freezes) the store, answers SyncDone,
+// decides what to upload and acknowledges the checkpoint to the coordinator
+// once uploaded.
 type storeCheckpointer struct {
 	sys   *actors.System
 	store *actor.PID
