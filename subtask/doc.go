@@ -45,23 +45,28 @@
 // A [Backend] keeps the committed tables. paimon (the product) keeps each state
 // table as a Paimon primary-key table in a local directory and commits the
 // buffer with one APPEND snapshot per table; the maintenance round, listing and
-// upload that follow are the barrier's business. A paimon store can take its
-// barrier asynchronously: [Store.Freeze] ends the interval by turning every
-// state's buffer into a frozen layer (the interval's rows, sorted, at most
-// one per key, immutable) and starting the buffers empty, so the operator
-// resumes at once; reads see the live buffer over the frozen rows over the
-// pinned committed view, for every kind of state and read. The frozen rows'
-// keys widen the key bounds at the freeze. [FrozenFlush.Commit] builds the
-// Arrow records and commits them on any goroutine, concurrently with the
-// owner's reads and writes and with maintenance: it touches the frozen rows,
-// the Paimon tables and commit state only. [Store.Release], on the owner
-// before the next freeze, moves reads to the maintenance round's snapshots
-// and drops the layer; after a failed commit or round the layer stays
-// readable and the next freeze folds its rows in under the new ones, so they
-// are written again (the newer row wins per key; rewriting a row is
-// harmless under the deduplicate merge engine). Flush stays the synchronous
-// path of every backend, refused while a frozen flush is held. memory keeps Go maps and
+// upload that follow are the barrier's business. memory keeps Go maps and
 // serializes the whole state at every checkpoint (the A/B baseline). pebble
 // keeps one Pebble database per store with the WAL off and checkpoints by flush
 // plus hard-link checkpoint.
+//
+// # Asynchronous barrier
+//
+// A paimon store can take its barrier asynchronously. [Store.Freeze] ends the
+// interval by making every state's write buffer the frozen part of a flush
+// (immutable from then on) and starting the buffers empty, so the operator
+// resumes at once; reads see the live buffer over the frozen buffer over the
+// pinned committed view, for every kind of state and read, and the frozen
+// keys widen the key bounds at the freeze. [FrozenFlush.Commit] builds the
+// rows (the diffs against the images read, sorted), the Arrow records and the
+// APPEND snapshots on any goroutine, concurrently with the owner's reads and
+// writes and with maintenance: it touches the frozen buffers, the Paimon
+// tables and commit state only (a list written unread needs its image from
+// the table, so list rows are built at the freeze). [Store.Release], on the
+// owner before the next freeze, moves reads to the maintenance round's
+// snapshots and drops the frozen buffers; after a failed commit or round they
+// stay readable and the next freeze folds their rows in under the new ones, so
+// they are written again (the newer row wins per key; rewriting a row is
+// harmless under the deduplicate merge engine). Flush stays the synchronous
+// path of every backend, refused while a frozen flush is held.
 package subtask

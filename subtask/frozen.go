@@ -6,11 +6,11 @@ import (
 	"sync/atomic"
 )
 
-// FrozenFlush is the write buffers of a checkpoint frozen at its barrier: per
-// state table, the sorted rows of the interval (at most one per key),
-// immutable. Until it is released, the store's reads see the live buffer
-// over the frozen rows over the committed (pinned) view, so the operator goes
-// on while [FrozenFlush.Commit] writes the rows elsewhere.
+// FrozenFlush is the write buffers of a checkpoint frozen at its barrier,
+// immutable from then on. Until it is released, the store's reads see the
+// live buffer over the frozen buffers over the committed (pinned) view, so
+// the operator goes on while [FrozenFlush.Commit] turns the frozen buffers
+// into rows and commits them elsewhere.
 //
 // Lifecycle: [Store.Freeze] on the owner, Commit on any goroutine, then
 // [Store.Release] on the owner once the commit and what follows it (the
@@ -18,7 +18,6 @@ import (
 type FrozenFlush struct {
 	id     int64
 	now    int64
-	user   string
 	tables []frozenTable // in registration order
 	phase  atomic.Int32  // a frozenPhase
 	// failed marks a flush released with ok=false: the next Freeze folds its
@@ -29,13 +28,40 @@ type FrozenFlush struct {
 type frozenTable struct {
 	layout *layout
 	base   *paimonTable
-	layer  *frozenLayer
+	part   frozenPart
+	// rows are the part's rows once built: by Commit, or by Freeze when it
+	// folded a failed flush in.
+	rows  []mutation
+	built bool
 	// snapshot is the table's pinned snapshot at the freeze: what a commit
 	// without rows reports.
 	snapshot int64
 	// committed is the snapshot Commit wrote (0: none); Release reads it
 	// after the commit's phase.
 	committed int64
+}
+
+// frozenPart is one state's buffer in a frozen flush, which its reads go
+// through until the flush is released.
+type frozenPart interface {
+	// mutations builds the table's rows, sorted, at most one per key. Commit
+	// calls it on its goroutine: it reads only the frozen buffer, which
+	// nothing changes any more.
+	mutations() []mutation
+}
+
+// frozenRows is a part whose rows were built at the freeze.
+type frozenRows []mutation
+
+func (r frozenRows) mutations() []mutation { return r }
+
+// rowsNow builds the table's rows unless they are.
+func (ft *frozenTable) rowsNow() []mutation {
+	if !ft.built {
+		ft.rows, ft.built = ft.part.mutations(), true
+		checkSorted(ft.layout.Name, ft.rows)
+	}
+	return ft.rows
 }
 
 type frozenPhase int32
@@ -51,8 +77,10 @@ const (
 func (f *FrozenFlush) ID() int64 { return f.id }
 
 // Freeze ends the interval of checkpoint id on a paimon store: every state's
-// write buffer becomes the frozen layer its reads go through, and the buffers
-// start empty. It implies EndBatch. Only the owner may call it.
+// write buffer becomes frozen, its reads go through it, and the buffers start
+// empty. It implies EndBatch. Only the owner may call it. It builds only the
+// rows of list states (a list written unread needs its image from the
+// table); Commit builds the others.
 //
 // At most one frozen flush is held at a time: freezing while one is held is
 // an error, except for one released with ok=false, whose rows are folded in
@@ -71,38 +99,39 @@ func (s *Store) Freeze(id int64) (*FrozenFlush, error) {
 		return nil, fmt.Errorf("freeze of checkpoint %d: the flush of checkpoint %d is not released", id, prev.id)
 	}
 	s.EndBatch()
-	f := &FrozenFlush{id: id, now: s.now, user: b.opts.CommitUser, tables: make([]frozenTable, len(s.states))}
-	for i, st := range s.states {
-		rows, err := st.mutations()
-		if err != nil {
+	for _, st := range s.states {
+		if err := st.prepareFreeze(); err != nil {
 			return nil, fmt.Errorf("freeze of checkpoint %d: state %q: %w", id, st.layout().Name, err)
 		}
-		checkSorted(st.layout().Name, rows)
-		base := b.tables[st.layout().Name]
-		if prev != nil {
-			rows = foldRows(rows, prev.tables[i].layer.rows)
-		}
-		f.tables[i] = frozenTable{layout: st.layout(), base: base, layer: &frozenLayer{rows: rows, under: base}, snapshot: base.snapshot}
 	}
+	f := &FrozenFlush{id: id, now: s.now, tables: make([]frozenTable, len(s.states))}
 	for i, st := range s.states {
-		ft := &f.tables[i]
-		// Widened before the commit, on the owner: reads prune with the
-		// bounds, and a commit that fails may still have landed.
-		ft.base.bounds.add(ft.layer.rows)
-		st.disown()
-		st.reset()
-		st.setTable(ft.layer)
+		base := b.tables[st.layout().Name]
+		ft := frozenTable{layout: st.layout(), base: base, snapshot: base.snapshot}
+		var prevPart frozenPart
+		var prevRows []mutation
+		if prev != nil && i < len(prev.tables) {
+			prevPart, prevRows = prev.tables[i].part, prev.tables[i].rowsNow()
+		}
+		// The bounds widen at the freeze, on the owner: reads prune with
+		// them once the flush is released, and a commit that fails may
+		// still have landed.
+		ft.part, ft.rows, ft.built = st.freeze(&base.bounds, prevPart, prevRows)
+		if ft.built {
+			checkSorted(ft.layout.Name, ft.rows)
+		}
+		f.tables[i] = ft
 	}
 	s.frozen, s.lastID = f, id
 	return f, nil
 }
 
-// Commit writes the frozen rows: one APPEND snapshot per table that has rows,
-// as Flush does, and returns the same checkpoint artifacts (each table's
-// Snapshot is its commit's, or the snapshot pinned at the freeze when it had
-// no rows). It may run on any goroutine while the owner reads and writes the
-// store: it touches the frozen rows, the Paimon tables and commit state that
-// no read touches. It runs once; a failed commit is retried by folding its
+// Commit builds the rows of the frozen buffers and writes them: one APPEND
+// snapshot per table that has rows, as Flush does, and returns the same
+// checkpoint artifacts (each table's Snapshot is its commit's, or the
+// snapshot pinned at the freeze when it had no rows). It may run on any
+// goroutine while the owner reads and writes the store: it touches the frozen
+// buffers, the Paimon tables and commit state that no read touches. It runs once; a failed commit is retried by folding its
 // rows into the next Freeze.
 func (f *FrozenFlush) Commit() (Checkpoint, error) {
 	if !f.phase.CompareAndSwap(int32(phaseFrozen), int32(phaseCommitting)) {
@@ -111,10 +140,11 @@ func (f *FrozenFlush) Commit() (Checkpoint, error) {
 	cp := Checkpoint{ID: f.id}
 	for i := range f.tables {
 		ft := &f.tables[i]
-		tc := tableCheckpoint(tableWrite{layout: ft.layout, rows: ft.layer.rows})
+		rows := ft.rowsNow()
+		tc := tableCheckpoint(tableWrite{layout: ft.layout, rows: rows})
 		tc.Snapshot = ft.snapshot
-		if len(ft.layer.rows) > 0 {
-			id, err := ft.base.commitRows(ft.layer.rows, f.now)
+		if len(rows) > 0 {
+			id, err := ft.base.commitRows(rows, f.now)
 			if err != nil {
 				f.phase.Store(int32(phaseFailed))
 				return Checkpoint{}, fmt.Errorf("commit of checkpoint %d: %w", f.id, err)
@@ -176,7 +206,7 @@ func (s *Store) Release(f *FrozenFlush, ok bool, pins map[string]int64) error {
 	for _, ft := range f.tables {
 		id, pinned := pins[ft.layout.Name]
 		if !pinned {
-			if len(ft.layer.rows) == 0 {
+			if ft.committed == 0 {
 				continue
 			}
 			if ft.base.t.Schema().DeletionVectors() {
@@ -198,8 +228,8 @@ func (s *Store) Release(f *FrozenFlush, ok bool, pins map[string]int64) error {
 		f.failed = true
 		return err
 	}
-	for i, st := range s.states {
-		st.setTable(f.tables[i].base)
+	for _, st := range s.states {
+		st.thaw()
 	}
 	s.frozen = nil
 	return nil

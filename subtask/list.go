@@ -28,6 +28,8 @@ type ListState struct {
 	misses []valueMiss
 	probe  []string
 	found  []listImage
+	// prepared is the rows of a freeze being made.
+	prepared []mutation
 }
 
 type listSlot struct {
@@ -282,5 +284,30 @@ func (ls *ListState) reset() {
 	ls.nDirty = 0
 }
 
-func (ls *ListState) disown()                   {}
-func (ls *ListState) setTable(t committedTable) { ls.t = t }
+func (ls *ListState) prepareFreeze() error {
+	rows, err := ls.mutations()
+	ls.prepared = rows
+	return err
+}
+
+// freeze puts the interval's rows (built at prepareFreeze: a list written
+// unread needs its image from the table, on the owner) in a layer over the
+// table.
+func (ls *ListState) freeze(bounds *keyBounds, prev frozenPart, prevRows []mutation) (frozenPart, []mutation, bool) {
+	rows := ls.prepared
+	ls.prepared = nil
+	if prev != nil {
+		rows = foldRows(rows, prevRows)
+	}
+	bounds.add(rows)
+	ls.thaw()
+	ls.t = &frozenLayer{rows: rows, under: ls.t}
+	ls.reset()
+	return frozenRows(rows), rows, true
+}
+
+func (ls *ListState) thaw() {
+	if layer, ok := ls.t.(*frozenLayer); ok {
+		ls.t = layer.under
+	}
+}

@@ -28,11 +28,17 @@ type MapState struct {
 	probed []valueMiss // those the table may hold, sorted for the probe
 	probe  []string
 	read   []mapEntry // entries of a probe, before they are split per key
-	ends   []int      // end of each probed key's entries in read; of each row's key in keys
-	order  []int32    // dirty slots in key order, for a flush
-	rows   []mutation // the rows of the last flush, reused by the next
-	keys   []byte     // their keys, before they become one string
+	ends   []int      // end of each probed key's entries in read
+	flush  mapFlush
 	last   lastLookup // see MapEntries.locate
+
+	// frozen is the buffer of a frozen flush not yet released (nil: none);
+	// spare is one released, kept for a later interval.
+	frozen *frozenMap
+	spare  arena[*MapEntries]
+	// commitFlush is the storage of frozen flushes' rows; only their
+	// commits touch it.
+	commitFlush mapFlush
 }
 
 // lastLookup is the last entry key a handle looked up: its datums, its
@@ -105,6 +111,13 @@ func (m *MapState) GetBatch(keys []Key, out []*MapEntries) ([]*MapEntries, error
 		m.clean = append(m.clean, at)
 		out[i] = me
 		m.misses = append(m.misses, miss)
+		if m.frozen != nil {
+			if entries, ok := m.frozen.lookup(miss.key); ok {
+				me.image, me.entries = entries, entries
+				me.pruneExpired()
+				continue
+			}
+		}
 		if m.t.mayHold(miss.key) {
 			m.probed = append(m.probed, miss)
 		}
@@ -348,31 +361,43 @@ func (m *MapState) endBatch() {
 	m.clean = m.clean[:0]
 }
 
-// mutations diffs every written key against its image. Only the written
+func (m *MapState) mutations() ([]mutation, error) {
+	return m.flush.rows(&m.buf, m.l), nil
+}
+
+// mapFlush builds a map flush's rows; its slices are reused by the next.
+type mapFlush struct {
+	order []int32    // dirty slots in key order
+	out   []mutation // the rows of the last flush
+	keys  []byte     // their keys, before they become one string
+	ends  []int      // end of each row's key in keys
+}
+
+// rows diffs every written key of buf against its image. Only the written
 // keys are sorted: a key's rows come out in entry-key order, and encoded key
 // prefixes are self-delimiting, so every row of a smaller key sorts before
 // every row of a larger one. The rows' keys share one string.
-func (m *MapState) mutations() ([]mutation, error) {
-	m.order = m.order[:0]
-	for i, me := range m.buf.slots {
-		if m.buf.live(int32(i)) && me.dirty {
-			m.order = append(m.order, int32(i))
+func (f *mapFlush) rows(buf *arena[*MapEntries], l *layout) []mutation {
+	f.order = f.order[:0]
+	for i, me := range buf.slots {
+		if buf.live(int32(i)) && me.dirty {
+			f.order = append(f.order, int32(i))
 		}
 	}
-	sortSlotsByKey(m.order, m.buf.keys)
-	clear(m.rows) // rows of a flush that failed
-	rows, keys, ends := m.rows[:0], m.keys[:0], m.ends[:0]
+	sortSlotsByKey(f.order, buf.keys)
+	clear(f.out) // rows of a flush that failed
+	rows, keys, ends := f.out[:0], f.keys[:0], f.ends[:0]
 	emit := func(prefix string, e mapEntry, delete bool) {
 		keys = append(append(keys, prefix...), e.sub...)
 		ends = append(ends, len(keys))
 		if delete {
 			rows = append(rows, mutation{delete: true})
 		} else {
-			rows = append(rows, mutation{vals: joinVals(m.l, e.value, e.ts)})
+			rows = append(rows, mutation{vals: joinVals(l, e.value, e.ts)})
 		}
 	}
-	for _, at := range m.order {
-		me, prefix := m.buf.slots[at], m.buf.keys[at]
+	for _, at := range f.order {
+		me, prefix := buf.slots[at], buf.keys[at]
 		a, b := me.entries, me.image
 		for len(a) > 0 || len(b) > 0 {
 			switch {
@@ -396,8 +421,8 @@ func (m *MapState) mutations() ([]mutation, error) {
 		rows[i].key = all[from:end]
 		from = end
 	}
-	m.rows, m.keys, m.ends = rows, keys, ends
-	return rows, nil
+	f.out, f.keys, f.ends = rows, keys, ends
+	return rows
 }
 
 func (m *MapState) reset() {
@@ -410,9 +435,6 @@ func (m *MapState) reset() {
 	m.buf.reset()
 	m.clean = m.clean[:0]
 	m.nDirty = 0
-	clear(m.rows)
-	m.rows = m.rows[:0]
+	clear(m.flush.out)
+	m.flush.out = m.flush.out[:0]
 }
-
-func (m *MapState) disown()                   { m.rows = nil }
-func (m *MapState) setTable(t committedTable) { m.t = t }

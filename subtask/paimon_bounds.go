@@ -64,6 +64,45 @@ func (b *keyBounds) widen(kg int32, lo, hi string) {
 	kb.set = true
 }
 
+// addSpan widens the bounds by the keys from prefix+lo to prefix+hi (one key
+// group's, in any order with other calls), building a bound only when it
+// moves.
+func (b *keyBounds) addSpan(prefix, lo, hi string) {
+	if !b.known {
+		return
+	}
+	kg := keyGroupOf(prefix)
+	if kg < 0 {
+		b.known = false // not a key group; the scheme would not hold
+		return
+	}
+	if int(kg) >= len(b.byKG) {
+		b.byKG = append(b.byKG, make([]keyBound, int(kg)+1-len(b.byKG))...)
+	}
+	kb := &b.byKG[kg]
+	if !kb.set || compareJoined(prefix, lo, kb.lo) < 0 {
+		kb.lo = prefix + lo
+	}
+	if !kb.set || compareJoined(prefix, hi, kb.hi) > 0 {
+		kb.hi = prefix + hi
+	}
+	kb.set = true
+}
+
+// compareJoined compares a+b with c without joining them.
+func compareJoined(a, b, c string) int {
+	if len(c) < len(a) {
+		if a[:len(c)] == c {
+			return 1 // c is a proper prefix of a
+		}
+		return strings.Compare(a, c)
+	}
+	if r := strings.Compare(a, c[:len(a)]); r != 0 {
+		return r
+	}
+	return strings.Compare(b, c[len(a):])
+}
+
 // mayHold reports whether the table may hold a key starting with p (a full
 // key or a key prefix of whole columns, encoded as Layout.AppendKey does).
 func (b *keyBounds) mayHold(p string) bool {

@@ -175,3 +175,47 @@ func dedupMutations(rows []mutation) []mutation {
 	}
 	return out
 }
+
+func TestCompareJoined(t *testing.T) {
+	r := rand.New(rand.NewPCG(3, 3))
+	word := func() string {
+		b := make([]byte, r.IntN(4))
+		for i := range b {
+			b[i] = "ab"[r.IntN(2)]
+		}
+		return string(b)
+	}
+	for range 5000 {
+		a, b, c := word(), word(), word()
+		if got, want := compareJoined(a, b, c), strings.Compare(a+b, c); got != want {
+			t.Fatalf("compareJoined(%q, %q, %q) = %d, want %d", a, b, c, got, want)
+		}
+	}
+}
+
+// Spans added in any order leave the bounds that adding the same keys as
+// sorted rows does.
+func TestKeyBoundsAddSpan(t *testing.T) {
+	_, l := boundsLayouts(t)
+	r := rand.New(rand.NewPCG(4, 4))
+	var spans, rows keyBounds
+	spans.known, rows.known = true, true
+	for range 200 {
+		kg := int32(r.IntN(4))
+		prefix := string(l.AppendKey(nil, Key{Group: kg, Cols: Row{Int(r.Int64N(50))}}))
+		lo, hi := string(l.appendSub(nil, Row{Str(fmt.Sprint(r.IntN(10)))})), string(l.appendSub(nil, Row{Str(fmt.Sprint(r.IntN(10)))}))
+		if lo > hi {
+			lo, hi = hi, lo
+		}
+		spans.addSpan(prefix, lo, hi)
+		rows.add([]mutation{{key: prefix + lo}, {key: prefix + hi}})
+	}
+	if len(spans.byKG) != len(rows.byKG) {
+		t.Fatalf("%d key groups, want %d", len(spans.byKG), len(rows.byKG))
+	}
+	for kg := range rows.byKG {
+		if spans.byKG[kg] != rows.byKG[kg] {
+			t.Fatalf("key group %d: %+v, want %+v", kg, spans.byKG[kg], rows.byKG[kg])
+		}
+	}
+}

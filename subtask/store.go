@@ -57,12 +57,17 @@ type state interface {
 	endBatch()
 	// reset empties the buffer after a successful commit.
 	reset()
-	// disown forgets the rows the last mutations returned, which a frozen
-	// flush keeps: reset and the next mutations must not reuse them.
-	disown()
-	// setTable makes reads go through t (a frozen layer, or the committed
-	// table again).
-	setTable(t committedTable)
+	// prepareFreeze does what may fail of a freeze and changes nothing a
+	// read sees (a list reads the images of lists written unread).
+	prepareFreeze() error
+	// freeze makes the buffer the state's part of a frozen flush, which
+	// reads go through until thaw, starts an empty buffer and widens bounds
+	// by the part's keys. prev is the state's part of a failed flush (nil:
+	// none), whose rows prevRows are folded in under the new ones: then the
+	// part's rows are built and returned (built).
+	freeze(bounds *keyBounds, prev frozenPart, prevRows []mutation) (part frozenPart, rows []mutation, built bool)
+	// thaw drops the frozen part from reads: the table holds its rows.
+	thaw()
 }
 
 // NewStore returns an empty store over a backend.

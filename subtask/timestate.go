@@ -20,6 +20,11 @@ type TimeState struct {
 	t     committedTable
 	buf   map[string]*timeSlot // by encoded key prefix
 	enc   []byte
+
+	// frozen is the buffer of a frozen flush not yet released (nil: none);
+	// spare is one released, kept for a later interval.
+	frozen *frozenTimes
+	spare  map[string]*timeSlot
 }
 
 // TimeRow is one row of a time-ordered state.
@@ -119,10 +124,7 @@ func (ts *TimeState) Range(k Key, lo, hi int64, fn func(TimeRow) bool) error {
 		to = string(appendKeyDatum([]byte(prefix), table.BigInt(), Int(hi+1)))
 		subTo = to[len(prefix):]
 	}
-	var buffered []bufferedTimeRow
-	if slot := ts.buf[prefix]; slot != nil {
-		buffered = slot.between(prefix, from[len(prefix):], subTo, buffered)
-	}
+	buffered := ts.bufferedRows(prefix, from[len(prefix):], subTo, nil)
 	return ts.merge(from, to, buffered, func(_ string, r TimeRow) bool { return fn(r) })
 }
 
@@ -134,14 +136,9 @@ func (ts *TimeState) Scan(lo, hi int64, fn func(k Key, r TimeRow) bool) error {
 	if lo > hi {
 		return nil
 	}
-	prefixes := make([]string, 0, len(ts.buf))
-	for p := range ts.buf {
-		prefixes = append(prefixes, p)
-	}
-	slices.Sort(prefixes)
 	var buffered []bufferedTimeRow
-	for _, p := range prefixes {
-		buffered = ts.buf[p].between(p, "", "", buffered)
+	for _, p := range ts.bufferedPrefixes() {
+		buffered = ts.bufferedRows(p, "", "", buffered)
 	}
 	cols := make(Row, len(ts.l.pkTypes))
 	var bad error
@@ -274,22 +271,22 @@ func (ts *TimeState) tombstone(key string) error {
 	return nil
 }
 
-func (ts *TimeState) mutations() ([]mutation, error) {
+func (ts *TimeState) mutations() ([]mutation, error) { return timeRows(ts.buf, ts.l), nil }
+
+// timeRows builds the rows of a buffer, sorted.
+func timeRows(buf map[string]*timeSlot, l *layout) []mutation {
 	var rows []mutation
-	for prefix, slot := range ts.buf {
+	for prefix, slot := range buf {
 		for _, r := range slot.rows {
 			if r.deleted {
 				rows = append(rows, mutation{key: prefix + r.sub, delete: true})
 			} else {
-				rows = append(rows, mutation{key: prefix + r.sub, vals: joinVals(ts.l, r.row.Value, r.ts)})
+				rows = append(rows, mutation{key: prefix + r.sub, vals: joinVals(l, r.row.Value, r.ts)})
 			}
 		}
 	}
 	sortMutations(rows)
-	return rows, nil
+	return rows
 }
 
 func (ts *TimeState) reset() { clear(ts.buf) }
-
-func (ts *TimeState) disown()                   {}
-func (ts *TimeState) setTable(t committedTable) { ts.t = t }

@@ -28,6 +28,14 @@ type ValueState struct {
 	probe  []string
 	found  []Row
 	rows   []mutation // the rows of the last flush, reused by the next
+
+	// frozen is the buffer of a frozen flush not yet released (nil: none);
+	// spare is one released, kept for a later interval.
+	frozen *frozenValues
+	spare  arena[valueSlot]
+	// commitRows is the storage of frozen flushes' rows; only their
+	// commits touch it.
+	commitRows []mutation
 }
 
 // valueSlot is one key in the buffer: its current row and, when the key was
@@ -118,6 +126,13 @@ func (v *ValueState) GetBatch(keys []Key, out []Row) ([]Row, error) {
 		v.late = append(v.late, lateRead{idx: i, at: at})
 		miss.idx = int(at)
 		v.misses = append(v.misses, miss)
+		if v.frozen != nil {
+			if value, ts, ok := v.frozen.lookup(miss.key); ok {
+				slot.image, slot.imageTs = value, ts
+				slot.value, slot.ts = value, ts
+				continue
+			}
+		}
 		if v.t.mayHold(miss.key) {
 			v.probed = append(v.probed, miss)
 		}
@@ -241,11 +256,19 @@ func (v *ValueState) endBatch() {
 }
 
 func (v *ValueState) mutations() ([]mutation, error) {
-	clear(v.rows) // rows of a flush that failed
-	rows := slices.Grow(v.rows[:0], v.nDirty)
-	for i := range v.buf.slots {
-		slot := &v.buf.slots[i]
-		if !v.buf.live(int32(i)) || !slot.dirty {
+	v.rows = valueRows(&v.buf, v.rows, v.nDirty, v.l)
+	return v.rows, nil
+}
+
+// valueRows builds the rows of a buffer's written keys, sorted, reusing
+// reuse: the keys whose row differs from the image read, all keys written
+// without a read.
+func valueRows(buf *arena[valueSlot], reuse []mutation, n int, l *layout) []mutation {
+	clear(reuse) // rows of a flush that failed
+	rows := slices.Grow(reuse[:0], n)
+	for i := range buf.slots {
+		slot := &buf.slots[i]
+		if !buf.live(int32(i)) || !slot.dirty {
 			continue
 		}
 		if slot.known && slot.value == nil && slot.image == nil {
@@ -255,14 +278,13 @@ func (v *ValueState) mutations() ([]mutation, error) {
 			continue // unchanged
 		}
 		if slot.value == nil {
-			rows = append(rows, mutation{key: v.buf.keys[i], delete: true})
+			rows = append(rows, mutation{key: buf.keys[i], delete: true})
 		} else {
-			rows = append(rows, mutation{key: v.buf.keys[i], vals: joinVals(v.l, slot.value, slot.ts)})
+			rows = append(rows, mutation{key: buf.keys[i], vals: joinVals(l, slot.value, slot.ts)})
 		}
 	}
 	sortMutations(rows)
-	v.rows = rows
-	return rows, nil
+	return rows
 }
 
 func (v *ValueState) reset() {
@@ -272,6 +294,3 @@ func (v *ValueState) reset() {
 	v.clean = v.clean[:0]
 	v.nDirty = 0
 }
-
-func (v *ValueState) disown()                   { v.rows = nil }
-func (v *ValueState) setTable(t committedTable) { v.t = t }

@@ -1,0 +1,72 @@
+package subtask
+
+// frozenMap is a map state's part of a frozen flush: the buffer of the
+// interval itself, every live handle a written key holding all its entries
+// and the image they replace. A read takes a key's entries from it before
+// the table; Commit diffs them into rows.
+type frozenMap struct {
+	l   *layout
+	buf arena[*MapEntries]
+	// flush is the storage of the state's commits' rows, which only
+	// commits touch (one at a time).
+	flush *mapFlush
+}
+
+func (f *frozenMap) mutations() []mutation { return f.flush.rows(&f.buf, f.l) }
+
+// lookup returns every entry of a written key.
+func (f *frozenMap) lookup(key string) ([]mapEntry, bool) {
+	at, ok := f.buf.index[key]
+	if !ok {
+		return nil, false
+	}
+	return f.buf.slots[at].entries, true
+}
+
+func (m *MapState) prepareFreeze() error { return nil }
+
+func (m *MapState) freeze(bounds *keyBounds, prev frozenPart, prevRows []mutation) (frozenPart, []mutation, bool) {
+	m.forget()
+	part := &frozenMap{l: m.l, buf: m.buf, flush: &m.commitFlush}
+	for i, me := range part.buf.slots {
+		if !part.buf.live(int32(i)) {
+			continue
+		}
+		me.dropped = true // the handle's interval is over
+		if n := len(me.entries); n > 0 {
+			bounds.addSpan(part.buf.keys[i], me.entries[0].sub, me.entries[n-1].sub)
+		}
+	}
+	var rows []mutation
+	if prev != nil {
+		// The new images were read through prev's entries: the new rows
+		// go over prev's.
+		var fresh mapFlush // prevRows may be in the commits' storage
+		rows = foldRows(fresh.rows(&part.buf, m.l), prevRows)
+		old := prev.(*frozenMap)
+		for i, key := range old.buf.keys {
+			if _, ok := part.buf.index[key]; key != "" && !ok {
+				at := part.buf.add(key)
+				part.buf.slots[at] = old.buf.slots[i]
+			}
+		}
+	}
+	m.frozen = part
+	m.buf, m.spare = m.spare, arena[*MapEntries]{}
+	if m.buf.index == nil {
+		m.buf = newArena[*MapEntries]()
+	}
+	m.clean = m.clean[:0]
+	m.nDirty = 0
+	return part, rows, prev != nil
+}
+
+// thaw keeps the frozen buffer's storage for a later interval.
+func (m *MapState) thaw() {
+	if m.frozen == nil {
+		return
+	}
+	m.spare = m.frozen.buf
+	m.spare.reset()
+	m.frozen = nil
+}
