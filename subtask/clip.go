@@ -20,6 +20,9 @@ func (s *Store) Clip(sources []Backend, r keygroup.Range) error {
 	if s.Buffered() != 0 {
 		return fmt.Errorf("clip into a store with %d buffered keys", s.Buffered())
 	}
+	if s.frozen != nil {
+		return fmt.Errorf("clip into a store holding the frozen flush of checkpoint %d", s.frozen.id)
+	}
 	if r.IsEmpty() {
 		return nil
 	}
