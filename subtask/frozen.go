@@ -50,11 +50,6 @@ type frozenPart interface {
 	mutations() []mutation
 }
 
-// frozenRows is a part whose rows were built at the freeze.
-type frozenRows []mutation
-
-func (r frozenRows) mutations() []mutation { return r }
-
 // rowsNow builds the table's rows unless they are.
 func (ft *frozenTable) rowsNow() []mutation {
 	if !ft.built {
@@ -233,4 +228,24 @@ func (s *Store) Release(f *FrozenFlush, ok bool, pins map[string]int64) error {
 	}
 	s.frozen = nil
 	return nil
+}
+
+// foldRows merges two sorted flushes of one table, at most one row per key,
+// the newer row winning.
+func foldRows(newer, older []mutation) []mutation {
+	if len(older) == 0 {
+		return newer
+	}
+	out := make([]mutation, 0, len(newer)+len(older))
+	for len(newer) > 0 || len(older) > 0 {
+		switch {
+		case len(older) == 0 || len(newer) > 0 && newer[0].key < older[0].key:
+			out, newer = append(out, newer[0]), newer[1:]
+		case len(newer) == 0 || older[0].key < newer[0].key:
+			out, older = append(out, older[0]), older[1:]
+		default:
+			out, newer, older = append(out, newer[0]), newer[1:], older[1:]
+		}
+	}
+	return out
 }

@@ -28,8 +28,11 @@ type ListState struct {
 	misses []valueMiss
 	probe  []string
 	found  []listImage
-	// prepared is the rows of a freeze being made.
-	prepared []mutation
+
+	// frozen is the buffer of a frozen flush not yet released (nil: none);
+	// spare is one released, kept for a later interval.
+	frozen *frozenLists
+	spare  arena[listSlot]
 }
 
 type listSlot struct {
@@ -80,7 +83,7 @@ func (ls *ListState) GetBatch(keys []Key, out [][]Row) ([][]Row, error) {
 	}
 	sortMisses(ls.misses)
 	ls.probe = distinctKeys(ls.probe[:0], ls.misses)
-	if err := ls.readImages(ls.probe); err != nil {
+	if err := ls.images(ls.probe); err != nil {
 		return nil, err
 	}
 	j, at := -1, int32(-1)
@@ -218,7 +221,15 @@ func (ls *ListState) endBatch() {
 }
 
 func (ls *ListState) mutations() ([]mutation, error) {
-	// Lists written without a read this interval need their committed length.
+	if err := ls.readUnknownImages(); err != nil {
+		return nil, err
+	}
+	return listRows(&ls.buf, ls.l), nil
+}
+
+// readUnknownImages reads the images of the lists written without a read
+// this interval: a flush needs their committed length.
+func (ls *ListState) readUnknownImages() error {
 	var unknown []valueMiss
 	for i := range ls.buf.slots {
 		if ls.buf.live(int32(i)) && ls.buf.slots[i].dirty && !ls.buf.slots[i].known {
@@ -228,21 +239,30 @@ func (ls *ListState) mutations() ([]mutation, error) {
 	if len(unknown) > 0 {
 		sortMisses(unknown)
 		prefixes := distinctKeys(nil, unknown)
-		if err := ls.readImages(prefixes); err != nil {
-			return nil, err
+		if err := ls.images(prefixes); err != nil {
+			return err
 		}
 		for j, u := range unknown {
 			ls.buf.slots[u.idx].image, ls.buf.slots[u.idx].known = ls.found[j], true
 		}
 	}
+	return nil
+}
+
+// listRows builds the rows of a buffer whose written lists all know their
+// images: the positions that changed, and tombstones past each list's end.
+func listRows(buf *arena[listSlot], l *layout) []mutation {
 	var rows []mutation
 	var enc []byte
-	for i := range ls.buf.slots {
-		slot := &ls.buf.slots[i]
-		if !ls.buf.live(int32(i)) || !slot.dirty {
+	for i := range buf.slots {
+		slot := &buf.slots[i]
+		if !buf.live(int32(i)) || !slot.dirty {
 			continue
 		}
-		prefix := ls.buf.keys[i]
+		if !slot.known {
+			panic(fmt.Sprintf("subtask: state %q: flush of a list whose image was not read", l.Name))
+		}
+		prefix := buf.keys[i]
 		key := func(ord int) string {
 			enc = appendKeyDatum(append(enc[:0], prefix...), table.BigInt(), Int(int64(ord)))
 			return string(enc)
@@ -261,14 +281,14 @@ func (ls *ListState) mutations() ([]mutation, error) {
 					continue
 				}
 			}
-			rows = append(rows, mutation{key: key(p), vals: joinVals(ls.l, e, ts)})
+			rows = append(rows, mutation{key: key(p), vals: joinVals(l, e, ts)})
 		}
 		for ; at < len(img.ords); at++ {
 			rows = append(rows, mutation{key: key(int(img.ords[at])), delete: true})
 		}
 	}
 	sortMutations(rows)
-	return rows, nil
+	return rows
 }
 
 func elemTime(ts []int64, i int) int64 {
@@ -282,32 +302,4 @@ func (ls *ListState) reset() {
 	ls.buf.reset()
 	ls.clean = ls.clean[:0]
 	ls.nDirty = 0
-}
-
-func (ls *ListState) prepareFreeze() error {
-	rows, err := ls.mutations()
-	ls.prepared = rows
-	return err
-}
-
-// freeze puts the interval's rows (built at prepareFreeze: a list written
-// unread needs its image from the table, on the owner) in a layer over the
-// table.
-func (ls *ListState) freeze(bounds *keyBounds, prev frozenPart, prevRows []mutation) (frozenPart, []mutation, bool) {
-	rows := ls.prepared
-	ls.prepared = nil
-	if prev != nil {
-		rows = foldRows(rows, prevRows)
-	}
-	bounds.add(rows)
-	ls.thaw()
-	ls.t = &frozenLayer{rows: rows, under: ls.t}
-	ls.reset()
-	return frozenRows(rows), rows, true
-}
-
-func (ls *ListState) thaw() {
-	if layer, ok := ls.t.(*frozenLayer); ok {
-		ls.t = layer.under
-	}
 }
