@@ -61,8 +61,8 @@
 // rows (the diffs against the images read, sorted), the Arrow records and the
 // APPEND snapshots on any goroutine, concurrently with the owner's reads and
 // writes and with maintenance: it touches the frozen buffers, the Paimon
-// tables and commit state only (a list written unread needs its image from
-// the table, so list rows are built at the freeze). [Store.Release], on the
+// tables and commit state only (the freeze reads the images of lists written
+// unread, since only the owner reads the table). [Store.Release], on the
 // owner before the next freeze, moves reads to the maintenance round's
 // snapshots and drops the frozen buffers; after a failed commit or round they
 // stay readable and the next freeze folds their rows in under the new ones, so

@@ -73,9 +73,9 @@ func (f *FrozenFlush) ID() int64 { return f.id }
 
 // Freeze ends the interval of checkpoint id on a paimon store: every state's
 // write buffer becomes frozen, its reads go through it, and the buffers start
-// empty. It implies EndBatch. Only the owner may call it. It builds only the
-// rows of list states (a list written unread needs its image from the
-// table); Commit builds the others.
+// empty. It implies EndBatch. Only the owner may call it. It reads the
+// images of lists written unread (the commit needs their committed length,
+// and only the owner reads the table); Commit builds every row.
 //
 // At most one frozen flush is held at a time: freezing while one is held is
 // an error, except for one released with ok=false, whose rows are folded in
