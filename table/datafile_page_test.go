@@ -125,13 +125,14 @@ func writtenStateFile(t testing.TB, codec string) (*memFS, string) {
 }
 
 // testPageOptions writes 300-row pages with codec; "zstd" is zstd in one
-// frame per page, "zstd-frames" zstd in frames of 512 bytes.
+// frame per page, "zstd-frames" zstd in frames of 48 values of fixed-width
+// columns and 512 bytes of byte arrays.
 func testPageOptions(codec string) DataFileOptions {
 	switch codec {
 	case "zstd":
 		return DataFileOptions{Compression: "zstd", ZstdFrameBytes: -1, PageRows: 300}
 	case "zstd-frames":
-		return DataFileOptions{Compression: "zstd", ZstdFrameBytes: 512, PageRows: 300}
+		return DataFileOptions{Compression: "zstd", ZstdFrameBytes: 512, ZstdFrameRows: 48, PageRows: 300}
 	}
 	return DataFileOptions{Compression: codec, PageRows: 300}
 }

@@ -83,8 +83,9 @@ func FuzzZstdFrames(f *testing.F) {
 	})
 }
 
-// A page is cut into round(size/frameBytes) frames of equal size; a page
-// of one frame is what the codec of unframed pages writes.
+// A page is cut into round(size/frameBytes) frames, counted from its end:
+// every frame but the first holds frameBytes; a page of one frame is what
+// the codec of unframed pages writes.
 func TestPagesCutIntoFrames(t *testing.T) {
 	for n, want := range map[int]int{0: 1, 1: 1, 4096: 1, 6143: 1, 6144: 2, 12 << 10: 3, 20_500: 5} {
 		src, body := framedPage(t, n, 4096)
@@ -95,9 +96,9 @@ func TestPagesCutIntoFrames(t *testing.T) {
 		if len(fr.comp)-1 != want {
 			t.Errorf("page of %d bytes: %d frames, want %d", n, len(fr.comp)-1, want)
 		}
-		for i := 1; i < want; i++ {
-			if got := fr.plain[i] - fr.plain[i-1]; got != fr.plain[1] {
-				t.Errorf("page of %d bytes: frame %d of %d bytes, the first of %d", n, i, got, fr.plain[1])
+		for i := 2; i <= want; i++ {
+			if got := fr.plain[i] - fr.plain[i-1]; got != 4096 {
+				t.Errorf("page of %d bytes: frame %d of %d bytes, want 4096", n, i-1, got)
 			}
 		}
 		if want == 1 {
@@ -107,6 +108,58 @@ func TestPagesCutIntoFrames(t *testing.T) {
 			}
 			if !bytes.Equal(body, whole) {
 				t.Errorf("page of %d bytes: one frame differs from an unframed page", n)
+			}
+		}
+	}
+}
+
+// Frames of a fixed-width column's pages hold DefaultZstdFrameRows values
+// each and start on a value, whatever the definition levels before them;
+// byte-array pages are cut by bytes; pages of less than 1.5
+// DefaultZstdFrameBytes (the INT key group's 4 KiB) stay one frame.
+func TestFixedWidthFramesHoldFrameRows(t *testing.T) {
+	s := benchSchema(true)
+	rows := benchRows(sortedBenchKeys(0, 3000, 1), 0)
+	rows[5].Label = ""
+	rec := benchRecord(s, rows)
+	defer rec.Release()
+	fio := newMemFS()
+	if _, err := WriteDataFile(fio, "f.parquet", s, rec, seqRange(0, len(rows)), nil, DataFileOptions{Compression: "zstd"}); err != nil {
+		t.Fatal(err)
+	}
+	d, err := OpenDataFile(fio, "f.parquet", s)
+	if err != nil {
+		t.Fatal(err)
+	}
+	g := &d.groups[0]
+	for i, f := range s.Fields {
+		c := d.fieldCols[i]
+		lay := d.pageLayout(g, c, 0, new(pageScratch))
+		if lay == noLayout || lay.frames == nil {
+			t.Fatalf("%s: first page has no framed layout", f.Name)
+		}
+		fr := lay.frames
+		w := d.leaves[c].fixedWidth()
+		frameBytes := uint32(DefaultZstdFrameBytes)
+		if w > 0 && w*1024 < DefaultZstdFrameBytes*3/2 {
+			if len(fr.plain) != 2 {
+				t.Errorf("%s: a page of %d bytes in %d frames", f.Name, w*1024, len(fr.plain)-1)
+			}
+			continue
+		}
+		if w > 0 {
+			frameBytes = uint32(w * DefaultZstdFrameRows)
+			if got := int64(fr.plain[1]) - lay.values; got != int64(frameBytes) {
+				t.Errorf("%s: first frame holds %d bytes of values, want %d", f.Name, got, frameBytes)
+			}
+		}
+		n := len(fr.plain) - 1
+		if want := int(fr.plain[n]-uint32(lay.values)+frameBytes/2) / int(frameBytes); w > 0 && n != want {
+			t.Errorf("%s: %d frames, want %d", f.Name, n, want)
+		}
+		for k := 2; k <= n; k++ {
+			if got := fr.plain[k] - fr.plain[k-1]; got != frameBytes {
+				t.Errorf("%s: frame %d of %d bytes, want %d", f.Name, k-1, got, frameBytes)
 			}
 		}
 	}

@@ -29,6 +29,7 @@ type dataFileLayout struct {
 	keyIdx   []int // schema field index of each trimmed primary key
 	keyTypes []DataType
 	parquet  *parquet.Schema
+	fields   []orderedField // the leaves of parquet
 }
 
 func (l *dataFileLayout) seqCol() int        { return len(l.keyIdx) }
@@ -67,7 +68,7 @@ func newDataFileLayout(s *Schema) (*dataFileLayout, error) {
 		}
 		fields = append(fields, orderedField{Node: node, name: f.Name})
 	}
-	l.parquet = parquet.NewSchema(parquetMessageName, orderedGroup(fields))
+	l.parquet, l.fields = parquet.NewSchema(parquetMessageName, orderedGroup(fields)), fields
 	return l, nil
 }
 

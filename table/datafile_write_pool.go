@@ -40,6 +40,7 @@ type dataFileKitKey struct {
 	schema     *Schema
 	codec      string
 	frameBytes int
+	frameRows  int
 	pageBuffer int
 }
 
@@ -55,7 +56,7 @@ var dataFileKits = struct {
 // buffer size. A schema
 // edited in place since its kit was made gets a new kit.
 func kitFor(s *Schema, opts DataFileOptions, pageBuffer int) (*dataFileKit, error) {
-	key := dataFileKitKey{s, resolvedCodec(s, opts), opts.ZstdFrameBytes, pageBuffer}
+	key := dataFileKitKey{s, resolvedCodec(s, opts), opts.ZstdFrameBytes, opts.ZstdFrameRows, pageBuffer}
 	dataFileKits.Lock()
 	k := dataFileKits.m[key]
 	dataFileKits.Unlock()

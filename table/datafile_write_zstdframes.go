@@ -4,6 +4,7 @@ import (
 	"sync"
 
 	"github.com/klauspost/compress/zstd"
+	"github.com/parquet-go/parquet-go"
 	parquetzstd "github.com/parquet-go/parquet-go/compress/zstd"
 	"github.com/parquet-go/parquet-go/format"
 )
@@ -16,8 +17,8 @@ import (
 // size, and a sparse read finds the frames that hold its rows from the
 // frame headers and decompresses only those.
 //
-// A page is cut into round(size/frameBytes) frames of equal size, so a
-// page of up to 1.5 frames stays one frame, which parquet-go's ZSTD codec
+// A page is cut into round(size/frameBytes) frames, so a page of up to
+// 1.5 frames stays one frame, which parquet-go's ZSTD codec
 // writes as it writes pages of unframed files (Huffman-coded literals): a
 // file of small pages, as a checkpoint of a few hundred rows writes, is
 // the same either way. Byte-array pages are cut too: a probe hit then
@@ -30,12 +31,19 @@ import (
 // literals).
 type framedZstdCodec struct {
 	frameBytes int
+	wholeBelow int                // a page of fewer bytes stays one frame
 	encoders   sync.Pool          // *zstd.Encoder
 	whole      *parquetzstd.Codec // a page of one frame
 }
 
 func newFramedZstdCodec(frameBytes int) *framedZstdCodec {
-	return &framedZstdCodec{frameBytes: frameBytes, whole: unframedZstdCodec()}
+	return newFramedZstdCodecAbove(frameBytes, frameBytes)
+}
+
+// newFramedZstdCodecAbove cuts pages into frames of frameBytes, but keeps
+// pages of less than 1.5 pageFrameBytes one frame.
+func newFramedZstdCodecAbove(frameBytes, pageFrameBytes int) *framedZstdCodec {
+	return &framedZstdCodec{frameBytes: frameBytes, wholeBelow: pageFrameBytes + pageFrameBytes/2, whole: unframedZstdCodec()}
 }
 
 // unframedZstdCodec is the codec of zstd pages of one frame.
@@ -49,7 +57,7 @@ func (c *framedZstdCodec) CompressionCodec() format.CompressionCodec { return fo
 
 func (c *framedZstdCodec) Encode(dst, src []byte) ([]byte, error) {
 	frames := max(1, (len(src)+c.frameBytes/2)/c.frameBytes)
-	if frames == 1 {
+	if frames == 1 || len(src) < c.wholeBelow {
 		return c.whole.Encode(dst, src)
 	}
 	e, _ := c.encoders.Get().(*zstd.Encoder)
@@ -63,11 +71,14 @@ func (c *framedZstdCodec) Encode(dst, src []byte) ([]byte, error) {
 	}
 	defer c.encoders.Put(e)
 	dst = dst[:0]
-	step := (len(src) + frames - 1) / frames
+	// Frames are counted from the end of the page, where its values end:
+	// the first frame takes the levels and the remainder, every other one
+	// frameBytes, so frames of fixed-width values start on a value.
+	n := len(src) - (frames-1)*c.frameBytes
 	for len(src) > 0 {
-		n := min(len(src), step)
 		dst = e.EncodeAll(src[:n], dst)
 		src = src[n:]
+		n = min(len(src), c.frameBytes)
 	}
 	return dst, nil
 }
@@ -78,4 +89,39 @@ func (c *framedZstdCodec) Decode(dst, src []byte) ([]byte, error) {
 		return dst, err
 	}
 	return d.DecodeAll(src, dst[:0])
+}
+
+// framedZstdSchema is the layout's parquet schema with every column
+// compressed by a framed codec of its own: frames of frameRows values of a
+// fixed-width column, so that a row's frames of the key column and of each
+// value column cover the same rows, and frames of frameBytes of a
+// byte-array column (frameRows <= 0: frameBytes for every column). Pages
+// of less than 1.5 frameBytes stay one frame either way, so the small
+// pages of a small checkpoint are what they were.
+func framedZstdSchema(l *dataFileLayout, frameBytes, frameRows int) *parquet.Schema {
+	fields := make([]orderedField, len(l.fields))
+	for i, f := range l.fields {
+		fb := frameBytes
+		if w := fixedPhysicalWidth(f.Node.Type()); w > 0 && frameRows > 0 {
+			fb = frameRows * w
+		}
+		fields[i] = orderedField{Node: parquet.Compressed(f.Node, newFramedZstdCodecAbove(fb, frameBytes)), name: f.name}
+	}
+	return parquet.NewSchema(parquetMessageName, orderedGroup(fields))
+}
+
+// fixedPhysicalWidth is the PLAIN width in bytes of a value of a parquet
+// type, 0 for byte arrays and booleans.
+func fixedPhysicalWidth(t parquet.Type) int {
+	switch t.Kind() {
+	case parquet.Int32, parquet.Float:
+		return 4
+	case parquet.Int64, parquet.Double:
+		return 8
+	case parquet.Int96:
+		return 12
+	case parquet.FixedLenByteArray:
+		return t.Length()
+	}
+	return 0
 }
