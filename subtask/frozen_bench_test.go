@@ -7,14 +7,16 @@ import (
 	"time"
 
 	"github.com/lakestate/lakestate/subtask"
+	"github.com/lakestate/lakestate/table"
 )
 
 // BenchmarkFreezeCommit compares the operator's pause at a barrier: Flush
 // (the synchronous commit) against Freeze, with the Commit that runs off the
 // operator timed apart. An op is one checkpoint of an interval that
-// read-modified-wrote benchCheckpoint batches of an aggregate (value state)
-// and put one entry per record into a join side (map state, at most four
-// entries per key), over benchKeys committed keys. Metrics are milliseconds
+// read-modified-wrote benchCheckpoint batches of an aggregate (value state),
+// put one entry per record into a join side (map state, at most four
+// entries per key) and pushed it onto a top-3 list (list state), over
+// benchKeys committed keys. Metrics are milliseconds
 // per checkpoint: pause (Flush or Freeze) and commit (Commit, off the
 // operator).
 func BenchmarkFreezeCommit(b *testing.B) {
@@ -28,6 +30,8 @@ func BenchmarkFreezeCommit(b *testing.B) {
 			b.Cleanup(func() { pb.Close() })
 			agg := must[*subtask.ValueState](b)(s.Value(aggLayout(0)))
 			side := must[*subtask.MapState](b)(s.Map(joinLayout(0)))
+			top := must[*subtask.ListState](b)(s.List(subtask.Layout{Name: "top", Key: bigintKey,
+				Value: []subtask.Column{{Name: "n", Type: table.BigInt()}}}))
 			for k := int64(0); k < benchKeys; k++ {
 				agg.Put(key(k), row(k, 1))
 			}
@@ -40,6 +44,7 @@ func BenchmarkFreezeCommit(b *testing.B) {
 			vals := make([]subtask.Row, benchBatch)
 			var out []subtask.Row
 			var mes []*subtask.MapEntries
+			var lists [][]subtask.Row
 			var pause, commit time.Duration
 			seq := int64(0)
 			subs := []subtask.Row{sub("row-0"), sub("row-1"), sub("row-2"), sub("row-3")}
@@ -62,9 +67,14 @@ func BenchmarkFreezeCommit(b *testing.B) {
 					if mes, err = side.GetBatch(ks, mes); err != nil {
 						b.Fatal(err)
 					}
-					for _, me := range mes {
+					if lists, err = top.GetBatch(ks, lists); err != nil {
+						b.Fatal(err)
+					}
+					for i, me := range mes {
 						seq++
 						me.Put(subs[seq%4], row(seq))
+						l := append([]subtask.Row{row(seq)}, lists[i]...)
+						top.Put(ks[i], l[:min(len(l), 3)])
 					}
 					s.EndBatch()
 				}

@@ -251,27 +251,38 @@ func (ls *ListState) readUnknownImages() error {
 
 // listRows builds the rows of a buffer whose written lists all know their
 // images: the positions that changed, and tombstones past each list's end.
+// Only the written keys are sorted: a list's rows come out in position
+// order, and encoded key prefixes are self-delimiting, so every row of a
+// smaller key sorts before every row of a larger one. The rows' keys share
+// one string.
 func listRows(buf *arena[listSlot], l *layout) []mutation {
-	var rows []mutation
-	var enc []byte
+	var order []int32
+	n, size := 0, 0 // rows and key bytes at most
 	for i := range buf.slots {
 		slot := &buf.slots[i]
-		if !buf.live(int32(i)) || !slot.dirty {
-			continue
+		if buf.live(int32(i)) && slot.dirty {
+			if !slot.known {
+				panic(fmt.Sprintf("subtask: state %q: flush of a list whose image was not read", l.Name))
+			}
+			order = append(order, int32(i))
+			m := len(slot.elems) + len(slot.image.ords)
+			n, size = n+m, size+m*(len(buf.keys[i])+8)
 		}
-		if !slot.known {
-			panic(fmt.Sprintf("subtask: state %q: flush of a list whose image was not read", l.Name))
-		}
-		prefix := buf.keys[i]
-		key := func(ord int) string {
-			enc = appendKeyDatum(append(enc[:0], prefix...), table.BigInt(), Int(int64(ord)))
-			return string(enc)
-		}
+	}
+	sortSlotsByKey(order, buf.keys)
+	rows, keys, ends := make([]mutation, 0, n), make([]byte, 0, size), make([]int, 0, n)
+	emit := func(prefix string, ord int64, m mutation) {
+		keys = appendKeyDatum(append(keys, prefix...), table.BigInt(), Int(ord))
+		ends = append(ends, len(keys))
+		rows = append(rows, m)
+	}
+	for _, i := range order {
+		slot, prefix := &buf.slots[i], buf.keys[i]
 		img, at := slot.image, 0
 		for p, e := range slot.elems {
 			ts := elemTime(slot.ts, p)
 			for at < len(img.ords) && img.ords[at] < int64(p) {
-				rows = append(rows, mutation{key: key(int(img.ords[at])), delete: true})
+				emit(prefix, img.ords[at], mutation{delete: true})
 				at++
 			}
 			if at < len(img.ords) && img.ords[at] == int64(p) {
@@ -281,13 +292,18 @@ func listRows(buf *arena[listSlot], l *layout) []mutation {
 					continue
 				}
 			}
-			rows = append(rows, mutation{key: key(p), vals: joinVals(l, e, ts)})
+			emit(prefix, int64(p), mutation{vals: joinVals(l, e, ts)})
 		}
 		for ; at < len(img.ords); at++ {
-			rows = append(rows, mutation{key: key(int(img.ords[at])), delete: true})
+			emit(prefix, img.ords[at], mutation{delete: true})
 		}
 	}
-	sortMutations(rows)
+	all := string(keys)
+	from := 0
+	for i, end := range ends {
+		rows[i].key = all[from:end]
+		from = end
+	}
 	return rows
 }
 
