@@ -168,9 +168,9 @@ func (p frozenPhase) String() string {
 
 // Release ends a frozen flush, on the owner, before the next Freeze. With ok
 // (the commit and the maintenance round succeeded), pins maps a state's name
-// to the snapshot its reads move to (the round's); the frozen layer is
-// dropped. A table missing from pins moves to its commit's snapshot, which is
-// readable only without deletion vectors. Without ok (the commit, the round,
+// to the snapshot its reads move to (the round's, not older than the
+// commit's); the frozen layer is dropped. A table missing from pins moves to
+// its commit's snapshot, which is readable only without deletion vectors. Without ok (the commit, the round,
 // the listing or the pin failed) the layer stays readable and the next
 // Freeze folds its rows in; so does a Release whose pins fail, which then
 // returns the error. Releasing a flush whose commit is running is an error.
@@ -209,6 +209,10 @@ func (s *Store) Release(f *FrozenFlush, ok bool, pins map[string]int64) error {
 				continue
 			}
 			id = ft.committed
+		}
+		if id < ft.committed {
+			errs = append(errs, fmt.Errorf("release of checkpoint %d: table %q pinned at snapshot %d, before its commit's %d", f.id, ft.layout.Name, id, ft.committed))
+			continue
 		}
 		if id != ft.base.snapshot {
 			if err := ft.base.pin(id); err != nil {

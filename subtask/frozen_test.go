@@ -460,12 +460,18 @@ func TestFrozenFlushErrors(t *testing.T) {
 	if cp.ID != 6 || cp.Tables[0].Name != "val" || !cp.Tables[0].Committed || cp.Tables[0].Upserts != 1 || cp.Tables[1].Committed {
 		t.Fatalf("checkpoint %+v", cp)
 	}
+	if err := fx.s.Release(g, true, map[string]int64{"val": cp.Tables[0].Snapshot - 1}); err == nil {
+		t.Fatal("released with a pin before the commit")
+	}
+	// That Release failed the flush; the next freeze folds it in.
+	g = must[*subtask.FrozenFlush](t)(fx.s.Freeze(7))
+	cp = must[subtask.Checkpoint](t)(g.Commit())
 	if err := fx.s.Release(g, true, map[string]int64{"val": cp.Tables[0].Snapshot}); err != nil {
 		t.Fatal(err)
 	}
 	fx.checkValues(t, m, []int64{1, 2})
 	fx.s.EndBatch()
-	if _, err := fx.s.Flush(7); err != nil {
+	if _, err := fx.s.Flush(8); err != nil {
 		t.Fatal(err)
 	}
 }
