@@ -108,3 +108,44 @@ func BenchmarkFreezeCommit(b *testing.B) {
 		})
 	}
 }
+
+// BenchmarkFrozenGetBatch reads an aggregate while the last interval's
+// writes (a quarter of the keys, half of them new) are frozen and not yet
+// committed, against the same reads once they are flushed: the price of
+// the frozen buffer's lookup before the table.
+func BenchmarkFrozenGetBatch(b *testing.B) {
+	for _, mode := range []string{"flushed", "frozen"} {
+		b.Run(mode, func(b *testing.B) {
+			pb, err := subtask.OpenPaimon(filepath.Join(b.TempDir(), "state"), subtask.PaimonOptions{NoDeletionVectors: true})
+			if err != nil {
+				b.Fatal(err)
+			}
+			s := subtask.NewStore(pb)
+			b.Cleanup(func() { pb.Close() })
+			agg := must[*subtask.ValueState](b)(s.Value(aggLayout(0)))
+			for k := int64(0); k < benchKeys; k++ {
+				agg.Put(key(k), row(k, 1))
+			}
+			must[subtask.Checkpoint](b)(s.Flush(1))
+			for k := int64(0); k < benchKeys/2; k++ {
+				agg.Put(key(2*k+benchKeys/2), row(k, 2))
+			}
+			if mode == "flushed" {
+				must[subtask.Checkpoint](b)(s.Flush(2))
+			} else {
+				f := must[*subtask.FrozenFlush](b)(s.Freeze(2))
+				b.Cleanup(func() {
+					if _, err := f.Commit(); err != nil {
+						b.Error(err)
+					}
+				})
+			}
+			var out []subtask.Row
+			benchBatches(b, s, 2*benchKeys, false, func(ks []subtask.Key) {
+				if out, err = agg.GetBatch(ks, out); err != nil {
+					b.Fatal(err)
+				}
+			})
+		})
+	}
+}
