@@ -280,7 +280,14 @@ func (d *DataFile) layoutOf(c int, s pageSpan, raw []byte, zstdBound int64, sc *
 		if int64(h.uncompressed) > zstdBound {
 			return noLayout, false
 		}
-		frames, plain, ok := zstdBody(body, int(h.uncompressed), sc)
+		var frames zstdFrames
+		var plain []byte
+		var ok bool
+		if d.leaves[c].fixedWidth() > 0 {
+			frames, plain, ok = zstdLevels(body, int(h.uncompressed), d.leaves[c].maxDef > 0, sc)
+		} else {
+			frames, plain, ok = zstdBody(body, int(h.uncompressed), sc)
+		}
 		if !ok {
 			return noLayout, false
 		}
@@ -288,7 +295,7 @@ func (d *DataFile) layoutOf(c int, s pageSpan, raw []byte, zstdBound int64, sc *
 			frames.comp[i] += uint32(n)
 		}
 		lay.frames = &frames
-		body, full, values = plain, len(plain), 0
+		body, full, values = plain, int(h.uncompressed), 0
 	}
 	leaf := d.leaves[c]
 	if leaf.maxDef > 0 {

@@ -142,6 +142,35 @@ func zstdBody(body []byte, plainSize int, sc *pageScratch) (_ zstdFrames, plain 
 	return fr, sc.plain, true
 }
 
+// zstdLevels is zstdBody for a page of fixed-width values, whose layout
+// needs only the definition levels at the start of the body (none when
+// levels is false): it decompresses the frames that hold them, not the
+// page, and returns them (aliasing sc) as plain. A frame that does not
+// decompress to the size its header records fails the read of its rows.
+func zstdLevels(body []byte, plainSize int, levels bool, sc *pageScratch) (_ zstdFrames, plain []byte, ok bool) {
+	fr, err := parseZstdFrames(body, plainSize)
+	if err != nil {
+		return fr, nil, false
+	}
+	if !levels {
+		return fr, nil, true
+	}
+	need := int64(4) // the levels' length, then the levels
+	for b := 1; ; {
+		sc.plain = grow(sc.plain, int(fr.plain[b]))
+		if zstdDecodeInto(sc.plain, body[:fr.comp[b]]) != nil {
+			return fr, nil, false
+		}
+		if len(sc.plain) >= 4 {
+			need = 4 + int64(binary.LittleEndian.Uint32(sc.plain))
+		}
+		if need <= int64(len(sc.plain)) || b == len(fr.plain)-1 || need > int64(plainSize) {
+			return fr, sc.plain, true
+		}
+		_, b = fr.span(0, need)
+	}
+}
+
 // layoutBytes returns bytes [from, to) of the values of page s by its
 // layout: of an uncompressed page, read from the file; of a zstd page,
 // decompressed from the frames that hold them. They alias sc.

@@ -164,3 +164,50 @@ func TestFixedWidthFramesHoldFrameRows(t *testing.T) {
 		}
 	}
 }
+
+// Learning the layout of a page of fixed-width values decompresses only
+// the frames that hold its definition levels (none of a required column):
+// rows of sound frames read while a damaged frame fails only the reads of
+// its own rows, with an error naming the file.
+func TestFixedWidthLayoutDecompressesOnlyWantedFrames(t *testing.T) {
+	s := benchSchema(true)
+	rows := benchRows(sortedBenchKeys(0, 3000, 1), 0)
+	rec := benchRecord(s, rows)
+	defer rec.Release()
+	fio := newMemFS()
+	if _, err := WriteDataFile(fio, "f.parquet", s, rec, seqRange(0, len(rows)), nil, DataFileOptions{Compression: "zstd"}); err != nil {
+		t.Fatal(err)
+	}
+	good, _ := fio.ReadFile("f.parquet")
+	d, err := openMem(good, "f.parquet", s)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := map[string]int64{"key": rows[5].Key, "count": rows[5].Count} // required, nullable
+	for _, name := range []string{"key", "count"} {
+		c := d.fieldCols[s.FieldIndex(name)]
+		pg := d.groups[0].pages[c][0]
+		lay := d.pageLayout(&d.groups[0], c, 0, new(pageScratch))
+		if lay == noLayout || len(lay.frames.comp) < 5 {
+			t.Fatalf("%s: no framed layout", name)
+		}
+		// the last byte of a frame ends its sequences' bit stream: never 0
+		data := bytes.Clone(good)
+		data[pg.off+int64(lay.frames.comp[4])-1] = 0
+		bad, err := openMem(data, "f.parquet", s)
+		if err != nil {
+			t.Fatal(err)
+		}
+		v := newColVec(s.Fields[s.FieldIndex(name)].Type)
+		if err := bad.readRows(c, []int64{5}, v); err != nil {
+			t.Fatalf("%s: row of a sound frame: %v", name, err)
+		}
+		if got := int64s(v)[0]; got != want[name] {
+			t.Fatalf("%s: row 5 reads %d, want %d", name, got, want[name])
+		}
+		err = bad.readRows(c, []int64{3*DefaultZstdFrameRows + 5}, newColVec(v.t))
+		if err == nil || !strings.Contains(err.Error(), "f.parquet") {
+			t.Fatalf("%s: row of the damaged frame: %v, want an error naming the file", name, err)
+		}
+	}
+}
