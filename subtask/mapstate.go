@@ -64,6 +64,26 @@ type MapEntries struct {
 	shared  bool
 	dirty   bool
 	dropped bool
+	// touched is the entry keys Put or Deleted since the image was read,
+	// unordered, while they are few against a large image: a flush diffs
+	// only those. whole: every entry is diffed (a small image, a Clear, an
+	// expiry, many writes).
+	touched []string
+	whole   bool
+}
+
+// touch records a write of entry key sub. For a small image, or past one
+// write per eight image entries, diffing every entry costs less than
+// sorting the writes and searching for each.
+func (me *MapEntries) touch(sub string) {
+	if me.whole {
+		return
+	}
+	if len(me.image) < 16 || len(me.touched) >= len(me.image)/8 {
+		me.whole, me.touched = true, nil
+		return
+	}
+	me.touched = append(me.touched, sub)
 }
 
 type mapEntry struct {
@@ -229,6 +249,7 @@ func (me *MapEntries) pruneExpired() {
 	me.own()
 	me.entries = slices.DeleteFunc(me.entries, gone)
 	me.m.forget()
+	me.whole = true
 	me.markDirty()
 }
 
@@ -302,6 +323,7 @@ func (me *MapEntries) Put(sub, value Row) {
 	default:
 		me.entries = slices.Insert(me.entries, i, mapEntry{sub: string(enc), subRow: sub, value: value, ts: ts})
 	}
+	me.touch(me.entries[i].sub)
 	me.moved(i, true)
 	me.markDirty()
 }
@@ -312,6 +334,7 @@ func (me *MapEntries) Delete(sub Row) bool {
 	_, i, ok := me.locate(sub)
 	if ok {
 		me.own()
+		me.touch(me.entries[i].sub)
 		me.entries = slices.Delete(me.entries, i, i+1)
 		me.moved(i, false)
 		me.markDirty()
@@ -325,6 +348,7 @@ func (me *MapEntries) Clear() {
 	if len(me.entries) > 0 {
 		me.entries, me.shared = nil, false
 		me.m.forget()
+		me.whole = true
 		me.markDirty()
 	}
 }
@@ -368,6 +392,7 @@ func (m *MapState) mutations() ([]mutation, error) {
 // mapFlush builds a map flush's rows; its slices are reused by the next.
 type mapFlush struct {
 	order []int32    // dirty slots in key order
+	subs  []string   // a handle's touched entry keys, sorted
 	out   []mutation // the rows of the last flush
 	keys  []byte     // their keys, before they become one string
 	ends  []int      // end of each row's key in keys
@@ -386,43 +411,78 @@ func (f *mapFlush) rows(buf *arena[*MapEntries], l *layout) []mutation {
 	}
 	sortSlotsByKey(f.order, buf.keys)
 	clear(f.out) // rows of a flush that failed
-	rows, keys, ends := f.out[:0], f.keys[:0], f.ends[:0]
-	emit := func(prefix string, e mapEntry, delete bool) {
-		keys = append(append(keys, prefix...), e.sub...)
-		ends = append(ends, len(keys))
-		if delete {
-			rows = append(rows, mutation{delete: true})
-		} else {
-			rows = append(rows, mutation{vals: joinVals(l, e.value, e.ts)})
-		}
-	}
+	f.out, f.keys, f.ends = f.out[:0], f.keys[:0], f.ends[:0]
 	for _, at := range f.order {
-		me, prefix := buf.slots[at], buf.keys[at]
-		a, b := me.entries, me.image
-		for len(a) > 0 || len(b) > 0 {
-			switch {
-			case len(b) == 0 || (len(a) > 0 && a[0].sub < b[0].sub):
-				emit(prefix, a[0], false)
-				a = a[1:]
-			case len(a) == 0 || b[0].sub < a[0].sub:
-				emit(prefix, b[0], true)
-				b = b[1:]
-			default:
-				if a[0].ts != b[0].ts || !a[0].value.Equal(b[0].value) {
-					emit(prefix, a[0], false)
-				}
-				a, b = a[1:], b[1:]
-			}
+		if me := buf.slots[at]; me.whole {
+			f.diffAll(buf.keys[at], me, l)
+		} else {
+			f.diffTouched(buf.keys[at], me, l)
 		}
 	}
-	all := string(keys)
+	all := string(f.keys)
 	from := 0
-	for i, end := range ends {
-		rows[i].key = all[from:end]
+	for i, end := range f.ends {
+		f.out[i].key = all[from:end]
 		from = end
 	}
-	f.out, f.keys, f.ends = rows, keys, ends
-	return rows
+	return f.out
+}
+
+func (f *mapFlush) emit(prefix string, e *mapEntry, delete bool, l *layout) {
+	f.keys = append(append(f.keys, prefix...), e.sub...)
+	f.ends = append(f.ends, len(f.keys))
+	if delete {
+		f.out = append(f.out, mutation{delete: true})
+	} else {
+		f.out = append(f.out, mutation{vals: joinVals(l, e.value, e.ts)})
+	}
+}
+
+// diffAll emits the rows of every entry that differs from the image.
+func (f *mapFlush) diffAll(prefix string, me *MapEntries, l *layout) {
+	a, b := me.entries, me.image
+	for len(a) > 0 || len(b) > 0 {
+		switch {
+		case len(b) == 0 || (len(a) > 0 && a[0].sub < b[0].sub):
+			f.emit(prefix, &a[0], false, l)
+			a = a[1:]
+		case len(a) == 0 || b[0].sub < a[0].sub:
+			f.emit(prefix, &b[0], true, l)
+			b = b[1:]
+		default:
+			if a[0].ts != b[0].ts || !a[0].value.Equal(b[0].value) {
+				f.emit(prefix, &a[0], false, l)
+			}
+			a, b = a[1:], b[1:]
+		}
+	}
+}
+
+// diffTouched emits the rows of the touched entries that differ from the
+// image: the others are the image's.
+func (f *mapFlush) diffTouched(prefix string, me *MapEntries, l *layout) {
+	f.subs = append(f.subs[:0], me.touched...)
+	slices.Sort(f.subs)
+	for i, sub := range f.subs {
+		if i > 0 && sub == f.subs[i-1] {
+			continue
+		}
+		a, inA := findEntry(me.entries, sub)
+		b, inB := findEntry(me.image, sub)
+		switch {
+		case inA && (!inB || me.entries[a].ts != me.image[b].ts || !me.entries[a].value.Equal(me.image[b].value)):
+			f.emit(prefix, &me.entries[a], false, l)
+		case !inA && inB:
+			f.emit(prefix, &me.image[b], true, l)
+		}
+	}
+	clear(f.subs) // keep no key alive
+}
+
+// findEntry returns the position of entry key sub in sorted entries, and
+// whether it is there.
+func findEntry(entries []mapEntry, sub string) (int, bool) {
+	return slices.BinarySearchFunc(entries, sub, func(e mapEntry, k string) int { return strings.Compare(e.sub, k) })
 }
 
 func (m *MapState) reset() {
