@@ -24,6 +24,12 @@ import (
 //	Store actor: ──UploadStats(n)──▶ job (bytes handed to the uploader); later ack or
 //	             decline n to the coordinator
 //	coordinator ──Complete(n) / Aborted(n)──▶ job, every subtask and Store actor
+//
+// One checkpoint is in flight at a time; with Options.OverlapCheckpoints the
+// job asks for n+1 once every task reported SyncDone(n), and a paimon
+// store's Barrier(n+1) then waits for n's commit and rounds. A run finishes
+// once its final checkpoint is committed by every sink and every Store
+// actor drained (no removal of a chk-<n>/ directory outlives the run).
 
 // extrasKey is the owner of a subtask's extras in a checkpoint.
 const extrasKey = "operator"

@@ -46,9 +46,14 @@ type jobActor struct {
 	committed   map[int]int64
 	// stalled counts the stores whose maintenance is behind (too many
 	// sorted runs): while any is, the sources hold.
-	stalled  int
-	done     bool
-	stopping bool
+	stalled int
+	// finishing: the final checkpoint is committed and the Store actors
+	// are asked to drain (draining: answers to come), so that no removal of
+	// theirs outlives the run.
+	finishing bool
+	draining  int
+	done      bool
+	stopping  bool
 }
 
 func (j *jobActor) Receive(ctx actor.Context) {
@@ -96,6 +101,9 @@ func (j *jobActor) Receive(ctx actor.Context) {
 	case *taskSynced:
 		keyed := j.env.plan.tasks[m.task].node.keyed()
 		j.env.sys.Send(j.driver, &evSynced{id: m.id, task: m.task, keyed: keyed, took: m.took, done: m.done})
+		if j.trig.taskSynced(m.id) && j.trig.next() {
+			j.askCheckpoint(ctx)
+		}
 	case *sourceIdle:
 		j.idle[m.task] = m.idle
 		all := true
@@ -117,6 +125,8 @@ func (j *jobActor) Receive(ctx actor.Context) {
 	case *sinkCommitted:
 		j.committed[m.task] = max(j.committed[m.task], m.id)
 		j.checkFinished()
+	case *barrier.Drained:
+		j.drained()
 	case *taskFailed:
 		j.failRun(m.err)
 	default:
@@ -142,6 +152,7 @@ func (j *jobActor) start(ctx actor.Context) {
 	}
 	j.coord, err = sys.SpawnChild(ctx, "coordinator", barrier.NewCoordinator(sys, barrier.CoordinatorConfig{
 		JobID: opts.Name, Blobs: opts.Blobs, Operators: ops, Retain: opts.Retain, Timeout: opts.CheckpointTimeout,
+		MaxConcurrent: maxConcurrent(opts.OverlapCheckpoints),
 		TriggerTarget: ctx.Self(), Subscribers: []*actor.PID{ctx.Self()}, RecoveredTo: ctx.Self(),
 	}))
 	if err != nil {
@@ -237,6 +248,7 @@ func (j *jobActor) prepared(ctx actor.Context, m *prepared) {
 		from = r.id
 	}
 	ctx.Send(j.driver, &evStarted{restored: from})
+	j.trig.overlap, j.trig.tasks = j.env.opts.OverlapCheckpoints, len(p.tasks)
 	j.trig.ready = true
 	if j.trig.next() {
 		j.askCheckpoint(ctx)
@@ -260,12 +272,21 @@ func (j *jobActor) producer(t *taskPlan) actor.Producer {
 	}
 }
 
+// maxConcurrent is the coordinator's bound of checkpoints in flight.
+func maxConcurrent(overlap bool) int {
+	if overlap {
+		return 2
+	}
+	return 1
+}
+
 func (j *jobActor) askCheckpoint(ctx actor.Context) {
 	// After the final checkpoint completed the run only waits for its sinks
 	// to commit (their Complete may arrive after the job's). A checkpoint
 	// started then would still be in its sync phase when the run stops,
 	// leaving stores lent to it open.
 	if j.final != 0 && j.completed >= j.final {
+		j.trig.withdraw()
 		return
 	}
 	ctx.Request(j.coord, &barrier.Trigger{Kind: barrier.KindCheckpoint})
@@ -311,7 +332,9 @@ func (j *jobActor) abort(ctx actor.Context, id int64, err error) {
 	j.trig.ended(id)
 	j.env.sys.Send(j.driver, &evAborted{id: id, err: err})
 	ask := false
-	if j.final == id {
+	// A final checkpoint aborted because a later one completed (checkpoints
+	// overlap) is not needed again: the later one captured all output too.
+	if j.final == id && j.completed < id {
 		j.final = 0
 		ask = j.trig.request(0)
 	}
@@ -345,7 +368,7 @@ func (j *jobActor) backpressure(ctx actor.Context, stalled bool) {
 }
 
 func (j *jobActor) checkFinished() {
-	if j.final == 0 || j.completed < j.final {
+	if j.finishing || j.final == 0 || j.completed < j.final {
 		return
 	}
 	for _, s := range j.sinks {
@@ -353,8 +376,28 @@ func (j *jobActor) checkFinished() {
 			return
 		}
 	}
-	j.done = true
-	j.env.sys.Send(j.driver, &evFinished{id: j.final})
+	j.finishing = true
+	j.draining = len(j.stores)
+	for _, s := range j.stores {
+		j.env.sys.Request(s, &barrier.Drain{}, j.self)
+	}
+	j.finishIfDrained()
+}
+
+// drained counts a Store actor's Drained.
+func (j *jobActor) drained() {
+	if j.finishing && j.draining > 0 {
+		j.draining--
+		j.finishIfDrained()
+	}
+}
+
+// finishIfDrained finishes the run once every Store actor drained.
+func (j *jobActor) finishIfDrained() {
+	if j.draining == 0 {
+		j.done = true
+		j.env.sys.Send(j.driver, &evFinished{id: j.final})
+	}
 }
 
 func (j *jobActor) failRun(err error) {

@@ -60,8 +60,16 @@ type Options struct {
 	RestoreLatest bool
 	// CheckpointInterval, if positive, triggers checkpoints periodically on
 	// the system clock; checkpoints are also taken on request (Run.Checkpoint)
-	// and once at the end. At most one is in flight.
+	// and once at the end. At most one is in flight, unless
+	// OverlapCheckpoints.
 	CheckpointInterval time.Duration
+	// OverlapCheckpoints lets the next checkpoint start once every task
+	// ended the sync phase of the one in flight rather than once it
+	// completed: at most two are in flight. A paimon store's commit and
+	// maintenance round run after its sync phase; its next barrier waits
+	// for them, so they bound the checkpoint interval instead of the
+	// whole checkpoint (upload and metadata included) doing so.
+	OverlapCheckpoints bool
 	// CheckpointTimeout aborts a checkpoint that takes longer; default 10
 	// minutes.
 	CheckpointTimeout time.Duration

@@ -1,17 +1,28 @@
 package runtime
 
+import "slices"
+
 // triggers is the job's side of checkpoint triggering: at most one
-// checkpoint in flight (barrier alignment is per id, so barrier n+1 must
-// never overtake n), requests that arrive meanwhile coalesce into the next
-// one. The coordinator numbers and completes checkpoints; triggers only
-// decides when to ask it. It is a plain state machine; the job actor feeds
-// it messages.
+// checkpoint in flight, or with overlap two, the second started only once
+// every task ended the first one's sync phase (a task is in one sync phase
+// at a time, and barrier n+1 follows n down every channel); requests that
+// arrive meanwhile coalesce into the next one. The coordinator numbers and
+// completes checkpoints; triggers only decides when to ask it. It is a
+// plain state machine; the job actor feeds it messages.
 type triggers struct {
 	ready bool // the tasks run: triggers may go out
-	// asking: a trigger was sent and not answered; inFlight: the checkpoint
-	// it started, until it completes or aborts.
+	// overlap: a second checkpoint may start once all tasks of the job
+	// (tasks of them) ended the sync phase of the first.
+	overlap bool
+	tasks   int
+	// asking: a trigger was sent and not answered; inFlight: the
+	// checkpoints it started, oldest first, until they complete or abort;
+	// syncing: the newest of them while some task is in its sync phase,
+	// synced: the tasks that ended it.
 	asking   bool
-	inFlight int64
+	inFlight []int64
+	syncing  int64
+	synced   int
 	queued   bool
 	waiters  []uint64 // tokens of the queued requests
 	asked    []uint64 // tokens the trigger in the air serves
@@ -30,7 +41,10 @@ func (t *triggers) request(token uint64) bool {
 // next reports whether the queued request should be sent as a trigger now,
 // and if so takes it.
 func (t *triggers) next() bool {
-	if !t.ready || t.asking || t.inFlight != 0 || !t.queued {
+	if !t.ready || t.asking || !t.queued {
+		return false
+	}
+	if len(t.inFlight) > 0 && (!t.overlap || len(t.inFlight) > 1 || t.syncing != 0) {
 		return false
 	}
 	t.asking, t.queued = true, false
@@ -49,16 +63,44 @@ func (t *triggers) triggered(id int64, busy bool) []uint64 {
 		t.waiters = append(tokens, t.waiters...)
 		return nil
 	}
-	t.inFlight = id
+	t.inFlight = append(t.inFlight, id)
+	t.syncing, t.synced = id, 0
 	return tokens
 }
 
-// ended records that checkpoint id completed or aborted, and reports whether
-// it was the one in flight.
-func (t *triggers) ended(id int64) bool {
-	if t.inFlight != id {
+// withdraw takes back a trigger that next let go but the job did not send
+// (the run has its final checkpoint): its requests stay queued.
+func (t *triggers) withdraw() {
+	t.asking = false
+	t.waiters = append(t.asked, t.waiters...)
+	t.asked = nil
+}
+
+// taskSynced records that a task ended the sync phase of checkpoint id and
+// reports whether that was the last task of the newest checkpoint in
+// flight.
+func (t *triggers) taskSynced(id int64) bool {
+	if id != t.syncing {
 		return false
 	}
-	t.inFlight = 0
+	t.synced++
+	if t.synced < t.tasks {
+		return false
+	}
+	t.syncing = 0
+	return true
+}
+
+// ended records that checkpoint id completed or aborted, and reports whether
+// it was in flight.
+func (t *triggers) ended(id int64) bool {
+	i := slices.Index(t.inFlight, id)
+	if i < 0 {
+		return false
+	}
+	t.inFlight = slices.Delete(t.inFlight, i, i+1)
+	if t.syncing == id {
+		t.syncing = 0
+	}
 	return true
 }

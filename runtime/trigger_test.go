@@ -43,3 +43,41 @@ func TestTriggers(t *testing.T) {
 		t.Fatalf("tokens of checkpoint 6: %v", got)
 	}
 }
+
+// With overlap, a second checkpoint starts once every task ended the first
+// one's sync phase, never a third; the next goes once one of them ended and
+// the newest is synced everywhere.
+func TestTriggersOverlap(t *testing.T) {
+	tr := triggers{ready: true, overlap: true, tasks: 2}
+	if !tr.request(1) {
+		t.Fatal("first request not triggered")
+	}
+	tr.triggered(5, false)
+	if tr.request(2) {
+		t.Fatal("trigger while checkpoint 5's sync phases run")
+	}
+	if tr.taskSynced(4) || tr.taskSynced(5) {
+		t.Fatal("checkpoint 5 synced before both tasks ended its sync phase")
+	}
+	if !tr.taskSynced(5) || !tr.next() {
+		t.Fatal("queued request not triggered once checkpoint 5 synced everywhere")
+	}
+	if got := tr.triggered(6, false); !slices.Equal(got, []uint64{2}) {
+		t.Fatalf("tokens of checkpoint 6: %v", got)
+	}
+	tr.request(3)
+	tr.taskSynced(6)
+	if tr.taskSynced(6) && tr.next() {
+		t.Fatal("a third checkpoint in flight")
+	}
+	if !tr.ended(5) || !tr.next() {
+		t.Fatal("queued request not triggered after checkpoint 5 ended, with 6 synced")
+	}
+	tr.triggered(7, false)
+	if !tr.ended(7) || tr.ended(7) {
+		t.Fatal("checkpoint 7 did not end exactly once")
+	}
+	if !tr.request(4) {
+		t.Fatal("checkpoint 6 in flight and synced everywhere: the next may start")
+	}
+}
