@@ -288,12 +288,19 @@ func BenchmarkProbe(b *testing.B) {
 						}
 					}
 					probe(sets[len(sets)-1]) // as the paimon side, one batch before timing
+					m0 := pb.db.Metrics().BlockCache
 					cpu0 = processCPU()
 					for b.Loop() {
 						probe(sets[i%len(sets)])
 						i++
 					}
-					if ns := perKey(b); paimonNs > 0 && ns > 0 {
+					ns := perKey(b)
+					// how often Pebble's block cache (decompressed index and
+					// data blocks) spared it a read and decompression
+					if m := pb.db.Metrics().BlockCache; m.Hits+m.Misses > m0.Hits+m0.Misses {
+						b.ReportMetric(100*float64(m.Hits-m0.Hits)/float64(m.Hits-m0.Hits+m.Misses-m0.Misses), "cache-hit%")
+					}
+					if paimonNs > 0 && ns > 0 {
 						b.ReportMetric(paimonNs/ns, "paimon/pebble")
 						b.ReportMetric(paimonWall/(float64(b.Elapsed().Nanoseconds())/float64(b.N*k)), "wall-paimon/pebble")
 					}
