@@ -439,3 +439,31 @@ func TestPaimonSubtaskWorksDuringAsyncPhaseConcurrently(t *testing.T) {
 	}
 	j.checkNoLeaks()
 }
+
+// Drain waits for the whole asynchronous phase: asked right after SyncDone,
+// the Store actor answers only once the checkpoint's upload is over.
+func TestPaimonDrainWaitsForAsyncPhase(t *testing.T) {
+	var trace strings.Builder
+	blobs, fs, root := newMemBlobs(), newFaultyFS(), t.TempDir()
+	j := startMaintJob(t, blobs, fs, root, maintConfig{jobConfig: jobConfig{retain: 1, sim: 17}, trace: &trace})
+	for k := range int64(100) {
+		j.put(k, k)
+	}
+	id := j.trigger(barrier.KindCheckpoint)
+	startPhase(t, j, id)
+	if strings.Contains(trace.String(), fmt.Sprintf("store-0 *barrier.UploadDone id=%d ", id)) {
+		t.Fatalf("checkpoint %d's upload ended before the test could ask for a drain", id)
+	}
+	j.sys.Request(j.tasks[0].relay, &barrier.Drain{}, j.ctl.PID())
+	if _, err := actors.Expect[*barrier.Drained](j.ctl); err != nil {
+		t.Fatal(err)
+	}
+	for _, step := range []string{"paimonCommitted", "tableRound table=v", "paimonLinked", "UploadDone"} {
+		if l := fmt.Sprintf("store-0 *barrier.%s id=%d ", step, id); !strings.Contains(trace.String(), l) {
+			t.Fatalf("drained before %q", l)
+		}
+	}
+	if err, _ := j.await(id); err != nil {
+		t.Fatalf("checkpoint %d: %v", id, err)
+	}
+}
