@@ -17,7 +17,7 @@ import (
 func init() {
 	register(&command{
 		path:    "bench",
-		usage:   "[--queries q4,q9,q18,q20] [--backends memory,paimon,pebble] [--events 500000] [--runs 1] [--parallelism 1] [--checkpoint-interval 500ms] [--dir DIR] [--json] [--batch-size N] [--credits N] [--output memory|log] [--cpuprofile FILE] [--memprofile FILE]",
+		usage:   "[--queries q4,q9,q18,q20] [--backends memory,paimon,pebble] [--events 500000] [--runs 1] [--parallelism 1] [--checkpoint-interval 500ms] [--overlap-checkpoints] [--dir DIR] [--json] [--batch-size N] [--credits N] [--output memory|log] [--cpuprofile FILE] [--memprofile FILE]",
 		summary: "run queries on several state backends, alternating backends run by run, and compare them",
 		run:     runBench,
 	})
@@ -38,7 +38,10 @@ type benchConfig struct {
 	// OutputLog sends the output to a transaction log on disk instead of
 	// an in-memory table.
 	OutputLog bool `json:"output_log,omitempty"`
-	dir       string
+	// Overlap lets the next checkpoint start once the one in flight ended
+	// its sync phase everywhere (runtime.Options.OverlapCheckpoints).
+	Overlap bool `json:"overlap_checkpoints,omitempty"`
+	dir     string
 	// memProfile names the heap profile file(s); "" writes none.
 	memProfile string
 }
@@ -52,6 +55,7 @@ func runBench(args []string, stdout io.Writer) error {
 	runs := fs.Int("runs", 1, "repetitions of every (query, backend); backends alternate run by run")
 	parallelism := fs.Int("parallelism", 1, "parallelism of every operator (and generator splits)")
 	interval := fs.Duration("checkpoint-interval", 500*time.Millisecond, "time between checkpoints (0: only the final one)")
+	overlap := fs.Bool("overlap-checkpoints", false, "start the next checkpoint once the one in flight ended its sync phase everywhere, not once it completed")
 	dir := fs.String("dir", "", "directory for state files (default: a temporary directory, removed at the end)")
 	asJSON := fs.Bool("json", false, "print the results as JSON")
 	cpuProfile := fs.String("cpuprofile", "", "write a CPU profile of all runs to this file")
@@ -69,7 +73,7 @@ func runBench(args []string, stdout io.Writer) error {
 	cfg := benchConfig{
 		Queries: splitList(*queries), Backends: splitList(*backends), Events: *events, Runs: *runs,
 		Parallelism: *parallelism, Interval: *interval, Seed: *seed, BatchSize: *batch, Credits: *credits, dir: *dir,
-		OutputLog: *output == "log", memProfile: *memProfile,
+		OutputLog: *output == "log", Overlap: *overlap, memProfile: *memProfile,
 	}
 	if *output != "memory" && *output != "log" {
 		return usagef(`--output takes "memory" or "log"`)

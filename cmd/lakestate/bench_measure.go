@@ -51,7 +51,7 @@ type runMeasure struct {
 func benchOne(q jobs.Query, be string, cfg benchConfig, dir string, prog *progress, label, memProfile string) (runMeasure, error) {
 	var m runMeasure
 	opts := runtime.Options{Name: q.Name, Parallelism: cfg.Parallelism, CheckpointInterval: cfg.Interval,
-		BatchSize: cfg.BatchSize, Credits: cfg.Credits}
+		BatchSize: cfg.BatchSize, Credits: cfg.Credits, OverlapCheckpoints: cfg.Overlap}
 	if err := configureBackend(be, dir, &opts); err != nil {
 		return m, err
 	}

@@ -23,6 +23,20 @@ func TestRunVerifiesAgainstReference(t *testing.T) {
 	}
 }
 
+// Overlapping checkpoints (the next one starts while a paimon store's commit
+// of the last still runs) leave the output exact.
+func TestRunOverlappingCheckpointsVerifies(t *testing.T) {
+	var out, errb bytes.Buffer
+	args := []string{"run", "--query", "q20", "--events", "20000", "--parallelism", "2", "--checkpoint-interval", "1ms",
+		"--overlap-checkpoints", "--dir", t.TempDir(), "--verify"}
+	if code := run(args, &out, &errb); code != 0 {
+		t.Fatalf("exit %d\nstdout:\n%s\nstderr:\n%s", code, out.String(), errb.String())
+	}
+	if !strings.Contains(out.String(), "verified") {
+		t.Fatalf("no verification line in:\n%s", out.String())
+	}
+}
+
 func TestRunRejectsUnknownBackend(t *testing.T) {
 	var out, errb bytes.Buffer
 	if code := run([]string{"run", "--backend", "nope", "--dir", t.TempDir()}, &out, &errb); code != 2 {
