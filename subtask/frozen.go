@@ -4,6 +4,8 @@ import (
 	"errors"
 	"fmt"
 	"sync/atomic"
+
+	"github.com/lakestate/lakestate/table"
 )
 
 // FrozenFlush is the write buffers of a checkpoint frozen at its barrier,
@@ -173,7 +175,7 @@ func (p frozenPhase) String() string {
 // its commit's snapshot, which is readable only without deletion vectors. Without ok (the commit, the round,
 // the listing or the pin failed) the layer stays readable and the next
 // Freeze folds its rows in; so does a Release whose pins fail, which then
-// returns the error. Releasing a flush whose commit is running is an error.
+// returns the error and moves no table's reads. Releasing a flush whose commit is running is an error.
 func (s *Store) Release(f *FrozenFlush, ok bool, pins map[string]int64) error {
 	if f == nil || f != s.frozen {
 		return errors.New("release of a flush the store does not hold")
@@ -197,6 +199,15 @@ func (s *Store) Release(f *FrozenFlush, ok bool, pins map[string]int64) error {
 		}
 		return nil
 	}
+	// Every view opens before any read moves: a release that fails leaves
+	// every table where it was, so the snapshots the reads use stay the
+	// ones the barrier keeps pinned.
+	type move struct {
+		t    *paimonTable
+		view *table.View
+		id   int64
+	}
+	var moves []move
 	var errs []error
 	for _, ft := range f.tables {
 		id, pinned := pins[ft.layout.Name]
@@ -215,17 +226,26 @@ func (s *Store) Release(f *FrozenFlush, ok bool, pins map[string]int64) error {
 			continue
 		}
 		if id != ft.base.snapshot {
-			if err := ft.base.pin(id); err != nil {
+			view, err := ft.base.openView(id)
+			if err != nil {
 				errs = append(errs, fmt.Errorf("release of checkpoint %d: %w", f.id, err))
+				continue
 			}
+			moves = append(moves, move{ft.base, view, id})
 		}
 	}
 	if err := errors.Join(errs...); err != nil {
-		// The layer stays over whatever was pinned: its rows are the newest
+		for _, m := range moves {
+			m.view.Close()
+		}
+		// The layer stays over the pinned views: its rows are the newest
 		// the table holds, so reads stay right, and the next Freeze writes
 		// them again.
 		f.failed = true
 		return err
+	}
+	for _, m := range moves {
+		m.t.setView(m.view, m.id)
 	}
 	for _, st := range s.states {
 		st.thaw()

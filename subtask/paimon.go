@@ -210,17 +210,31 @@ func (t *paimonTable) pinLatest() error {
 }
 
 func (t *paimonTable) pin(id int64) error {
-	// Files the new snapshot shares with the pinned one stay open: a
-	// barrier moves the reads without reopening the whole table.
+	view, err := t.openView(id)
+	if err != nil {
+		return err
+	}
+	t.setView(view, id)
+	return nil
+}
+
+// openView opens a view of snapshot id; the reads stay where they are until
+// setView. Files the new snapshot shares with the pinned one stay open: a
+// barrier moves the reads without reopening the whole table.
+func (t *paimonTable) openView(id int64) (*table.View, error) {
 	view, err := t.t.ViewReusing(id, t.view)
 	if err != nil {
-		return fmt.Errorf("paimon backend: table %q: view of snapshot %d: %w", t.l.Name, id, err)
+		return nil, fmt.Errorf("paimon backend: table %q: view of snapshot %d: %w", t.l.Name, id, err)
 	}
+	return view, nil
+}
+
+// setView moves the reads to a view openView returned.
+func (t *paimonTable) setView(view *table.View, id int64) {
 	if t.view != nil {
 		t.view.Close()
 	}
 	t.view, t.snapshot = view, id
-	return nil
 }
 
 func (b *PaimonBackend) commit(c commitRequest) (Checkpoint, error) {
