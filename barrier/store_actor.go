@@ -117,9 +117,12 @@ type StoreActor struct {
 	removes int // chk-<n>/ removals in flight
 	idle    []*actor.PID
 
-	// A paimon store: its backend, an agent per state table (maintainer,
-	// lister, pins) in order of first sight, the tables' backpressure.
+	// A paimon store: its backend, its state tables as the last freeze saw
+	// them (the backend's own map is the subtask's once SyncDone went), an
+	// agent per state table (maintainer, lister, pins) in order of first
+	// sight, the tables' backpressure.
 	paimonBackend *subtask.PaimonBackend
+	paimonTables  map[string]paimonTableRef
 	agents        map[string]*actor.PID
 	agentOrder    []*actor.PID
 	stalled       map[string]compaction.Backpressure

@@ -3,6 +3,7 @@ package barrier
 import (
 	"errors"
 	"fmt"
+	"maps"
 	"path"
 
 	"github.com/asynkron/protoactor-go/actor"
@@ -97,6 +98,7 @@ type (
 		released   bool
 		releaseErr error
 		frozen     *subtask.FrozenFlush
+		tables     map[string]paimonTableRef // the frozen flush's tables
 		err        error
 	}
 	paimonCommitted struct {
@@ -163,7 +165,7 @@ func (s *StoreActor) paimonFreeze() {
 			pins = prev.pins()
 		}
 	}
-	store, id := sy.barrier.Store, sy.barrier.ID
+	store, id, pb := sy.barrier.Store, sy.barrier.ID, s.paimonBackend
 	s.sys.Executor().Submit(s.ctx.Self(), func() any {
 		m := &paimonFrozen{id: id}
 		if f != nil {
@@ -171,8 +173,32 @@ func (s *StoreActor) paimonFreeze() {
 			m.released = true
 		}
 		m.frozen, m.err = store.Freeze(int64(id))
+		if m.err == nil {
+			m.tables = tableRefs(pb, m.frozen.Tables())
+		}
 		return m
 	})
+}
+
+// paimonTableRef is what the phase needs of a state table after SyncDone,
+// when the store (and the backend's table map, which registering a state
+// writes) is the subtask's again.
+type paimonTableRef struct {
+	tbl *table.Table
+	ttl int64
+}
+
+// tableRefs takes the tables of a frozen flush from the backend; it runs
+// while the store is lent.
+func tableRefs(pb *subtask.PaimonBackend, names []string) map[string]paimonTableRef {
+	refs := make(map[string]paimonTableRef, len(names))
+	for _, name := range names {
+		if tbl, ok := pb.Table(name); ok {
+			ttl, _ := pb.TTL(name)
+			refs[name] = paimonTableRef{tbl: tbl, ttl: ttl}
+		}
+	}
+	return refs
 }
 
 // paimonFrozen ends the sync phase: the subtask resumes, and checkpoint n's
@@ -188,8 +214,8 @@ func (s *StoreActor) paimonFrozen(m *paimonFrozen) {
 		s.held = nil
 		switch {
 		case m.releaseErr != nil:
-			// Some reads may have moved, some not: every pin stays until
-			// a later release moves them all.
+			// No read moved (Release opens every new view before it
+			// switches any): every pin stays until a later release.
 			s.sys.Logger().Warn("releasing a frozen flush; its rows go into the next commit again",
 				"operator", s.cfg.Operator, "subtask", s.cfg.Subtask, "checkpoint", prev.barrier.ID, "err", m.releaseErr)
 		case prev.roundsOK:
@@ -210,6 +236,10 @@ func (s *StoreActor) paimonFrozen(m *paimonFrozen) {
 		}
 		return
 	}
+	if s.paimonTables == nil {
+		s.paimonTables = map[string]paimonTableRef{}
+	}
+	maps.Copy(s.paimonTables, m.tables)
 	p := &paimonPhase{barrier: b, chkDir: sy.chkDir, frozen: m.frozen, stage: stageCommit, jobOut: true, aborted: sy.aborted}
 	s.held = p
 	s.phases[b.ID] = p
@@ -262,7 +292,7 @@ func (s *StoreActor) paimonCommitted(m *paimonCommitted) {
 		if tc.Snapshot == 0 {
 			continue // never committed: nothing to checkpoint
 		}
-		agent, err := s.tableAgent(s.paimonBackend, tc.Name)
+		agent, err := s.tableAgent(tc.Name)
 		if err != nil {
 			p.fail(err)
 			break
@@ -414,8 +444,7 @@ func (s *StoreActor) paimonList(p *paimonPhase) {
 	for _, t := range p.tables {
 		s.ctx.Send(t.agent, &agentList{id: p.barrier.ID, snapshot: t.round})
 		p.waiting++
-		tbl, _ := s.paimonBackend.Table(t.name)
-		rounds = append(rounds, round{t.name, tbl, t.round})
+		rounds = append(rounds, round{t.name, s.paimonTables[t.name].tbl, t.round})
 	}
 	p.jobOut = true
 	id := p.barrier.ID
@@ -488,19 +517,19 @@ func (s *StoreActor) paimonLink(p *paimonPhase) {
 
 // tableAgent returns the agent of a paimon state table, spawning it (and
 // with it the table's Maintainer and Lister) on first sight.
-func (s *StoreActor) tableAgent(pb *subtask.PaimonBackend, name string) (*actor.PID, error) {
+func (s *StoreActor) tableAgent(name string) (*actor.PID, error) {
 	if pid, ok := s.agents[name]; ok {
 		return pid, nil
 	}
-	tbl, ok := pb.Table(name)
+	ref, ok := s.paimonTables[name]
 	if !ok {
 		return nil, fmt.Errorf("paimon store has no table %q", name)
 	}
 	opts := compaction.Options{Config: s.cfg.Maintenance, Every: s.cfg.MaintenanceEvery}
-	if ttl, _ := pb.TTL(name); ttl > 0 {
-		opts.Config.TTL = &compaction.TTL{Field: subtask.ColumnWriteTime, Millis: ttl}
+	if ref.ttl > 0 {
+		opts.Config.TTL = &compaction.TTL{Field: subtask.ColumnWriteTime, Millis: ref.ttl}
 	}
-	pid, err := s.sys.SpawnChild(s.ctx, "paimon-"+name, newTableAgent(s.sys, name, tbl, s.ctx.Self(), opts))
+	pid, err := s.sys.SpawnChild(s.ctx, "paimon-"+name, newTableAgent(s.sys, name, ref.tbl, s.ctx.Self(), opts))
 	if err != nil {
 		return nil, fmt.Errorf("maintenance of table %q: %w", name, err)
 	}

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"maps"
+	"slices"
 	"strings"
 	"testing"
 
@@ -11,6 +12,8 @@ import (
 
 	"github.com/lakestate/lakestate/actors"
 	"github.com/lakestate/lakestate/barrier"
+	"github.com/lakestate/lakestate/subtask"
+	"github.com/lakestate/lakestate/table"
 )
 
 // asyncKeys is the key space of the asynchronous-phase tests: every key
@@ -466,4 +469,42 @@ func TestPaimonDrainWaitsForAsyncPhase(t *testing.T) {
 	if err, _ := j.await(id); err != nil {
 		t.Fatalf("checkpoint %d: %v", id, err)
 	}
+}
+
+// A state registered while a phase runs (the subtask owns its store again
+// after SyncDone) is not read behind its back: the phase works from the
+// tables its freeze saw, and the next barrier's freeze takes the new one in.
+func TestPaimonStateRegisteredDuringAsyncPhase(t *testing.T) {
+	blobs, fs, root := newMemBlobs(), newFaultyFS(), t.TempDir()
+	j := startMaintJob(t, blobs, fs, root, maintConfig{jobConfig: jobConfig{retain: 1}})
+	want := map[int64]int64{}
+	for k := range int64(asyncKeys) {
+		j.put(k, k)
+		want[k] = k
+	}
+	id := j.trigger(barrier.KindCheckpoint)
+	startPhase(t, j, id)
+	late := subtask.Layout{Name: "late", Kind: subtask.KindValue,
+		Key: []subtask.Column{{Name: "k", Type: table.BigInt().NotNull()}}, Value: []subtask.Column{{Name: "v", Type: table.BigInt()}}}
+	tk := j.owner(7)
+	lv, err := tk.store.Value(late)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err, _ := j.await(id); err != nil {
+		t.Fatalf("checkpoint %d: %v", id, err)
+	}
+	lv.Put(keyOf(7, j.cfg.maxP), subtask.Row{subtask.Int(70)})
+	tk.store.EndBatch()
+	c := j.mustComplete(barrier.KindCheckpoint)
+	held := false
+	for _, op := range j.metadata(c).Operators {
+		for _, st := range op.Subtasks {
+			held = held || slices.ContainsFunc(st.Tables, func(ts barrier.TableState) bool { return ts.Name == "late" })
+		}
+	}
+	if !held {
+		t.Fatalf("checkpoint %d holds no table of the state registered during checkpoint %d's phase", c.id, id)
+	}
+	checkReads(t, j, "after the next checkpoint", want, nil)
 }

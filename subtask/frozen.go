@@ -73,6 +73,15 @@ const (
 // ID is the checkpoint whose interval the flush froze.
 func (f *FrozenFlush) ID() int64 { return f.id }
 
+// Tables names the state tables the flush froze, in registration order.
+func (f *FrozenFlush) Tables() []string {
+	names := make([]string, len(f.tables))
+	for i, ft := range f.tables {
+		names[i] = ft.layout.Name
+	}
+	return names
+}
+
 // Freeze ends the interval of checkpoint id on a paimon store: every state's
 // write buffer becomes frozen, its reads go through it, and the buffers start
 // empty. It implies EndBatch. Only the owner may call it. It reads the
