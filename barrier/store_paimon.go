@@ -386,11 +386,13 @@ func (s *StoreActor) paimonStep(p *paimonPhase) {
 	if p.err == nil && p.aborted && p.roundsOK {
 		p.err = ErrCheckpointAborted
 	}
-	if p.err != nil {
-		s.paimonEnd(p)
+	if p.waiting > 0 {
+		// Even a failed phase waits for the stage's answers: a round still
+		// writes into the table, and Drain must not answer before it ends.
 		return
 	}
-	if p.waiting > 0 {
+	if p.err != nil {
+		s.paimonEnd(p)
 		return
 	}
 	switch p.stage {

@@ -508,3 +508,62 @@ func TestPaimonStateRegisteredDuringAsyncPhase(t *testing.T) {
 	}
 	checkReads(t, j, "after the next checkpoint", want, nil)
 }
+
+// A phase whose round failed on one table ends only once every other
+// table's round answered: until then a maintainer still writes into its
+// table, so Drained must not go before it.
+func TestPaimonFailedRoundEndsAfterEveryRound(t *testing.T) {
+	ordered := 0
+	for seed := uint64(10); seed < 40; seed++ {
+		t.Run(fmt.Sprint(seed), func(t *testing.T) {
+			if failedRoundDrains(t, seed) {
+				ordered++
+			}
+		})
+	}
+	if ordered == 0 {
+		t.Fatal("no seed failed table v's round while table m's was out")
+	}
+}
+
+// failedRoundDrains runs one schedule; it reports false when the schedule
+// does not fail table v's round while table m's is still out.
+func failedRoundDrains(t *testing.T, seed uint64) bool {
+	var trace strings.Builder
+	blobs, fs, root := newMemBlobs(), newFaultyFS(), t.TempDir()
+	j := startMaintJob(t, blobs, fs, root, maintConfig{jobConfig: jobConfig{retain: 1, sim: seed}, trace: &trace})
+	for k := range int64(100) {
+		j.put(k, k)
+	}
+	j.putMap(mapKey, 0, 0)
+	j.mustComplete(barrier.KindCheckpoint)
+	if err := j.sim.RunUntilIdle(); err != nil {
+		t.Fatal(err)
+	}
+	for k := range int64(100) {
+		j.put(k+1, k)
+	}
+	j.putMap(mapKey, 1, 1)
+	id := j.trigger(barrier.KindCheckpoint)
+	startPhase(t, j, id)
+	runUntilTrace(t, j, &trace, fmt.Sprintf("store-0/paimon-v *barrier.agentRound id=%d", id))
+	fs.failOn("create", func(p string) bool { return strings.Contains(p, "/v/") && strings.Contains(p, "/index/") })
+	failed := fmt.Sprintf("store-0 *barrier.tableRound table=v id=%d snapshot=0 err=", id)
+	err := j.sim.RunUntil(func() bool { return strings.Contains(trace.String(), failed) })
+	fs.failOn("create", nil)
+	other := fmt.Sprintf("store-0 *barrier.tableRound table=m id=%d", id)
+	if err != nil || strings.Contains(trace.String(), other) {
+		return false
+	}
+	j.sys.Request(j.tasks[0].relay, &barrier.Drain{}, j.ctl.PID())
+	if _, err := actors.Expect[*barrier.Drained](j.ctl); err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(trace.String(), other) {
+		t.Fatalf("drained while table m's round of checkpoint %d was still out", id)
+	}
+	if err, _ := j.await(id); err == nil {
+		t.Fatalf("checkpoint %d completed without its round", id)
+	}
+	return true
+}
