@@ -68,7 +68,9 @@ type Options struct {
 	// completed: at most two are in flight. A paimon store's commit and
 	// maintenance round run after its sync phase; its next barrier waits
 	// for them, so they bound the checkpoint interval instead of the
-	// whole checkpoint (upload and metadata included) doing so.
+	// whole checkpoint (upload and metadata included) doing so, and a
+	// store's memory stays bounded by the interval. The lakestate command
+	// turns it on by default.
 	OverlapCheckpoints bool
 	// CheckpointTimeout aborts a checkpoint that takes longer; default 10
 	// minutes.

@@ -17,7 +17,7 @@ import (
 func init() {
 	register(&command{
 		path:    "bench",
-		usage:   "[--queries q4,q9,q18,q20] [--backends memory,paimon,pebble] [--events 500000] [--runs 1] [--parallelism 1] [--checkpoint-interval 500ms] [--overlap-checkpoints] [--dir DIR] [--json] [--batch-size N] [--credits N] [--output memory|log] [--cpuprofile FILE] [--memprofile FILE]",
+		usage:   "[--queries q4,q9,q18,q20] [--backends memory,paimon,pebble] [--events 500000] [--runs 1] [--parallelism 1] [--checkpoint-interval 500ms] [--overlap-checkpoints=true] [--dir DIR] [--json] [--batch-size N] [--credits N] [--output memory|log] [--cpuprofile FILE] [--memprofile FILE]",
 		summary: "run queries on several state backends, alternating backends run by run, and compare them",
 		run:     runBench,
 	})
@@ -55,7 +55,7 @@ func runBench(args []string, stdout io.Writer) error {
 	runs := fs.Int("runs", 1, "repetitions of every (query, backend); backends alternate run by run")
 	parallelism := fs.Int("parallelism", 1, "parallelism of every operator (and generator splits)")
 	interval := fs.Duration("checkpoint-interval", 500*time.Millisecond, "time between checkpoints (0: only the final one)")
-	overlap := fs.Bool("overlap-checkpoints", false, "start the next checkpoint once the one in flight ended its sync phase everywhere, not once it completed")
+	overlap := fs.Bool("overlap-checkpoints", true, "start the next checkpoint once the one in flight ended its sync phase everywhere; false: once it completed (a paimon store's commit and rounds then stretch the interval, and its memory with it)")
 	dir := fs.String("dir", "", "directory for state files (default: a temporary directory, removed at the end)")
 	asJSON := fs.Bool("json", false, "print the results as JSON")
 	cpuProfile := fs.String("cpuprofile", "", "write a CPU profile of all runs to this file")

@@ -22,7 +22,7 @@ import (
 func init() {
 	register(&command{
 		path:    "run",
-		usage:   "[--query q4] [--events 200000] [--backend paimon|pebble|memory] [--parallelism 2] [--checkpoint-interval 500ms] [--overlap-checkpoints] [--dir ./lakestate-data] [--restore latest] [--verify]",
+		usage:   "[--query q4] [--events 200000] [--backend paimon|pebble|memory] [--parallelism 2] [--checkpoint-interval 500ms] [--overlap-checkpoints=true] [--dir ./lakestate-data] [--restore latest] [--verify]",
 		summary: "run a Nexmark query to completion (or resume it from its latest checkpoint) and write its output",
 		run:     runJob,
 	})
@@ -41,7 +41,7 @@ func runJob(args []string, stdout io.Writer) error {
 	backend := fs.String("backend", "paimon", "state backend: paimon, pebble or memory")
 	parallelism := fs.Int("parallelism", 2, "parallelism of every operator")
 	interval := fs.Duration("checkpoint-interval", 500*time.Millisecond, "time between checkpoints (0: only the final one)")
-	overlap := fs.Bool("overlap-checkpoints", false, "start the next checkpoint once the one in flight ended its sync phase everywhere, not once it completed")
+	overlap := fs.Bool("overlap-checkpoints", true, "start the next checkpoint once the one in flight ended its sync phase everywhere; false: once it completed (a paimon store's commit and rounds then stretch the interval, and its memory with it)")
 	dir := fs.String("dir", "./lakestate-data", "directory for state, checkpoints and output")
 	restore := fs.String("restore", "", `"latest": resume from the latest completed checkpoint in --dir`)
 	verify := fs.Bool("verify", false, "compare the output with the reference implementation")

@@ -23,17 +23,20 @@ func TestRunVerifiesAgainstReference(t *testing.T) {
 	}
 }
 
-// Overlapping checkpoints (the next one starts while a paimon store's commit
-// of the last still runs) leave the output exact.
-func TestRunOverlappingCheckpointsVerifies(t *testing.T) {
-	var out, errb bytes.Buffer
-	args := []string{"run", "--query", "q20", "--events", "20000", "--parallelism", "2", "--checkpoint-interval", "1ms",
-		"--overlap-checkpoints", "--dir", t.TempDir(), "--verify"}
-	if code := run(args, &out, &errb); code != 0 {
-		t.Fatalf("exit %d\nstdout:\n%s\nstderr:\n%s", code, out.String(), errb.String())
-	}
-	if !strings.Contains(out.String(), "verified") {
-		t.Fatalf("no verification line in:\n%s", out.String())
+// Frequent checkpoints leave the output exact, overlapping (the default: the
+// next one starts while a paimon store's commit of the last still runs) or
+// one at a time.
+func TestRunFrequentCheckpointsVerify(t *testing.T) {
+	for _, overlap := range []string{"true", "false"} {
+		var out, errb bytes.Buffer
+		args := []string{"run", "--query", "q20", "--events", "20000", "--parallelism", "2", "--checkpoint-interval", "1ms",
+			"--overlap-checkpoints=" + overlap, "--dir", t.TempDir(), "--verify"}
+		if code := run(args, &out, &errb); code != 0 {
+			t.Fatalf("overlap %s: exit %d\nstdout:\n%s\nstderr:\n%s", overlap, code, out.String(), errb.String())
+		}
+		if !strings.Contains(out.String(), "verified") {
+			t.Fatalf("overlap %s: no verification line in:\n%s", overlap, out.String())
+		}
 	}
 }
 
