@@ -266,15 +266,21 @@ func (s *Store) Release(f *FrozenFlush, ok bool, pins map[string]int64) error {
 // foldRows merges two sorted flushes of one table, at most one row per key,
 // the newer row winning.
 func foldRows(newer, older []mutation) []mutation {
+	return mergeNewerWins(newer, older, func(m mutation) string { return m.key })
+}
+
+// mergeNewerWins merges two runs sorted by distinct keys; where both hold a
+// key, the newer run's element wins. Only an empty older run is not copied.
+func mergeNewerWins[T any](newer, older []T, key func(T) string) []T {
 	if len(older) == 0 {
 		return newer
 	}
-	out := make([]mutation, 0, len(newer)+len(older))
+	out := make([]T, 0, len(newer)+len(older))
 	for len(newer) > 0 || len(older) > 0 {
 		switch {
-		case len(older) == 0 || len(newer) > 0 && newer[0].key < older[0].key:
+		case len(older) == 0 || len(newer) > 0 && key(newer[0]) < key(older[0]):
 			out, newer = append(out, newer[0]), newer[1:]
-		case len(newer) == 0 || older[0].key < newer[0].key:
+		case len(newer) == 0 || key(older[0]) < key(newer[0]):
 			out, older = append(out, older[0]), older[1:]
 		default:
 			out, newer, older = append(out, newer[0]), newer[1:], older[1:]

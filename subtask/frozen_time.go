@@ -82,24 +82,10 @@ func overlayTimeRows(newer, older []timeRow) []timeRow {
 // overlayBuffered merges two sorted runs of buffered rows, newer winning per
 // key.
 func overlayBuffered(newer, older []bufferedTimeRow) []bufferedTimeRow {
-	if len(older) == 0 {
-		return newer
-	}
 	if len(newer) == 0 {
 		return older
 	}
-	out := make([]bufferedTimeRow, 0, len(newer)+len(older))
-	for len(newer) > 0 || len(older) > 0 {
-		switch {
-		case len(older) == 0 || len(newer) > 0 && newer[0].key < older[0].key:
-			out, newer = append(out, newer[0]), newer[1:]
-		case len(newer) == 0 || older[0].key < newer[0].key:
-			out, older = append(out, older[0]), older[1:]
-		default:
-			out, newer, older = append(out, newer[0]), newer[1:], older[1:]
-		}
-	}
-	return out
+	return mergeNewerWins(newer, older, func(r bufferedTimeRow) string { return r.key })
 }
 
 // bufferedRows returns the rows of key prefix with from <= sub < to ("" bounds
