@@ -33,6 +33,19 @@ func benchStore(b *testing.B, bc backendCase) (*subtask.Store, *subtask.ValueSta
 	return s, agg
 }
 
+// foldCounts is an aggregate's fold: each row of out (nil: absent) counted
+// once more into vals, which it returns.
+func foldCounts(out, vals []subtask.Row) []subtask.Row {
+	for i, cur := range out {
+		if cur == nil {
+			vals[i] = row(1, 1)
+		} else {
+			vals[i] = row(cur[0].Int()+1, cur[1].Int()+1)
+		}
+	}
+	return vals
+}
+
 // benchBatches runs fn over batches of keys drawn from [0, space) until b.N
 // keys were processed, with a checkpoint every benchCheckpoint batches when
 // checkpoints is set.
@@ -135,14 +148,7 @@ func BenchmarkValueReadModifyWrite(b *testing.B) {
 				if out, err = agg.GetBatch(ks, out); err != nil {
 					b.Fatal(err)
 				}
-				for i, cur := range out {
-					if cur == nil {
-						vals[i] = row(1, 1)
-					} else {
-						vals[i] = row(cur[0].Int()+1, cur[1].Int()+1)
-					}
-				}
-				agg.PutBatch(ks, vals[:len(ks)])
+				agg.PutBatch(ks, foldCounts(out, vals[:len(ks)]))
 			})
 		})
 	}

@@ -2,7 +2,6 @@ package subtask_test
 
 import (
 	"math/rand/v2"
-	"path/filepath"
 	"testing"
 	"time"
 
@@ -22,23 +21,12 @@ import (
 func BenchmarkFreezeCommit(b *testing.B) {
 	for _, mode := range []string{"flush", "freeze"} {
 		b.Run(mode, func(b *testing.B) {
-			pb, err := subtask.OpenPaimon(filepath.Join(b.TempDir(), "state"), subtask.PaimonOptions{NoDeletionVectors: true})
-			if err != nil {
-				b.Fatal(err)
-			}
-			s := subtask.NewStore(pb)
-			b.Cleanup(func() { pb.Close() })
-			agg := must[*subtask.ValueState](b)(s.Value(aggLayout(0)))
+			s, agg := benchStore(b, paimonCase(b))
 			side := must[*subtask.MapState](b)(s.Map(joinLayout(0)))
 			top := must[*subtask.ListState](b)(s.List(subtask.Layout{Name: "top", Key: bigintKey,
 				Value: []subtask.Column{{Name: "n", Type: table.BigInt()}}}))
-			for k := int64(0); k < benchKeys; k++ {
-				agg.Put(key(k), row(k, 1))
-			}
 			id := int64(1)
-			if _, err := s.Flush(id); err != nil {
-				b.Fatal(err)
-			}
+			var err error
 			r := rand.New(rand.NewPCG(1, 1))
 			ks := make([]subtask.Key, benchBatch)
 			vals := make([]subtask.Row, benchBatch)
@@ -56,14 +44,7 @@ func BenchmarkFreezeCommit(b *testing.B) {
 					if out, err = agg.GetBatch(ks, out); err != nil {
 						b.Fatal(err)
 					}
-					for i, cur := range out {
-						if cur == nil {
-							vals[i] = row(1, 1)
-						} else {
-							vals[i] = row(cur[0].Int()+1, cur[1].Int()+1)
-						}
-					}
-					agg.PutBatch(ks, vals)
+					agg.PutBatch(ks, foldCounts(out, vals))
 					if mes, err = side.GetBatch(ks, mes); err != nil {
 						b.Fatal(err)
 					}
@@ -116,17 +97,7 @@ func BenchmarkFreezeCommit(b *testing.B) {
 func BenchmarkFrozenGetBatch(b *testing.B) {
 	for _, mode := range []string{"flushed", "frozen"} {
 		b.Run(mode, func(b *testing.B) {
-			pb, err := subtask.OpenPaimon(filepath.Join(b.TempDir(), "state"), subtask.PaimonOptions{NoDeletionVectors: true})
-			if err != nil {
-				b.Fatal(err)
-			}
-			s := subtask.NewStore(pb)
-			b.Cleanup(func() { pb.Close() })
-			agg := must[*subtask.ValueState](b)(s.Value(aggLayout(0)))
-			for k := int64(0); k < benchKeys; k++ {
-				agg.Put(key(k), row(k, 1))
-			}
-			must[subtask.Checkpoint](b)(s.Flush(1))
+			s, agg := benchStore(b, paimonCase(b))
 			for k := int64(0); k < benchKeys/2; k++ {
 				agg.Put(key(2*k+benchKeys/2), row(k, 2))
 			}
@@ -142,10 +113,22 @@ func BenchmarkFrozenGetBatch(b *testing.B) {
 			}
 			var out []subtask.Row
 			benchBatches(b, s, 2*benchKeys, false, func(ks []subtask.Key) {
+				var err error
 				if out, err = agg.GetBatch(ks, out); err != nil {
 					b.Fatal(err)
 				}
 			})
 		})
 	}
+}
+
+// paimonCase is the paimon backend of the tests' backend cases.
+func paimonCase(b *testing.B) backendCase {
+	for _, bc := range backendCases {
+		if bc.name == "paimon" {
+			return bc
+		}
+	}
+	b.Fatal("no paimon backend case")
+	return backendCase{}
 }

@@ -282,8 +282,13 @@ func (d *DataFile) pagePrefix(g *rowGroupInfo, c int, s pageSpan, upto int, sc *
 
 // fixedWidth is the PLAIN width of the leaf's values, 0 for byte arrays
 // and booleans.
-func (l leafInfo) fixedWidth() int {
-	switch l.kind {
+func (l leafInfo) fixedWidth() int { return plainWidth(l.kind, l.typeLen) }
+
+// plainWidth is the PLAIN width in bytes of a value of a physical kind
+// (fixedLen: a fixed-length byte array's length), 0 for byte arrays and
+// booleans.
+func plainWidth(kind parquet.Kind, fixedLen int) int {
+	switch kind {
 	case parquet.Int32, parquet.Float:
 		return 4
 	case parquet.Int64, parquet.Double:
@@ -291,7 +296,7 @@ func (l leafInfo) fixedWidth() int {
 	case parquet.Int96:
 		return 12
 	case parquet.FixedLenByteArray:
-		return l.typeLen
+		return fixedLen
 	}
 	return 0
 }

@@ -113,15 +113,8 @@ func framedZstdSchema(l *dataFileLayout, frameBytes, frameRows int) *parquet.Sch
 // fixedPhysicalWidth is the PLAIN width in bytes of a value of a parquet
 // type, 0 for byte arrays and booleans.
 func fixedPhysicalWidth(t parquet.Type) int {
-	switch t.Kind() {
-	case parquet.Int32, parquet.Float:
-		return 4
-	case parquet.Int64, parquet.Double:
-		return 8
-	case parquet.Int96:
-		return 12
-	case parquet.FixedLenByteArray:
-		return t.Length()
+	if t.Kind() == parquet.FixedLenByteArray {
+		return plainWidth(t.Kind(), t.Length())
 	}
-	return 0
+	return plainWidth(t.Kind(), 0)
 }
