@@ -46,6 +46,25 @@ func (a *arena[S]) drop(at int32) {
 
 func (a *arena[S]) live(at int32) bool { return a.keys[at] != "" }
 
+// addMissing adds every key of older that a lacks, with older's slot: a
+// newer buffer over an older one, the newer slot winning.
+func (a *arena[S]) addMissing(older *arena[S]) {
+	for i, key := range older.keys {
+		if _, ok := a.index[key]; key != "" && !ok {
+			a.slots[a.add(key)] = older.slots[i]
+		}
+	}
+}
+
+// swapSpare makes the spare storage (a fresh arena when there is none) the
+// live buffer and leaves spare empty.
+func (a *arena[S]) swapSpare(spare *arena[S]) {
+	*a, *spare = *spare, arena[S]{}
+	if a.index == nil {
+		*a = newArena[S]()
+	}
+}
+
 func (a *arena[S]) reset() {
 	clear(a.index)
 	clear(a.slots)

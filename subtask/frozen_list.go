@@ -74,19 +74,10 @@ func (ls *ListState) freeze(bounds *keyBounds, prev frozenPart, prevRows []mutat
 		// The new images were read through prev's lists: the new rows go
 		// over prev's.
 		rows = foldRows(part.mutations(), prevRows)
-		old := prev.(*frozenLists)
-		for i, key := range old.buf.keys {
-			if _, ok := part.buf.index[key]; key != "" && !ok {
-				at := part.buf.add(key)
-				part.buf.slots[at] = old.buf.slots[i]
-			}
-		}
+		part.buf.addMissing(&prev.(*frozenLists).buf)
 	}
 	ls.frozen = part
-	ls.buf, ls.spare = ls.spare, arena[listSlot]{}
-	if ls.buf.index == nil {
-		ls.buf = newArena[listSlot]()
-	}
+	ls.buf.swapSpare(&ls.spare)
 	ls.clean = ls.clean[:0]
 	ls.nDirty = 0
 	return part, rows, prev != nil

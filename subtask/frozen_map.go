@@ -43,19 +43,10 @@ func (m *MapState) freeze(bounds *keyBounds, prev frozenPart, prevRows []mutatio
 		// go over prev's.
 		var fresh mapFlush // prevRows may be in the commits' storage
 		rows = foldRows(fresh.rows(&part.buf, m.l), prevRows)
-		old := prev.(*frozenMap)
-		for i, key := range old.buf.keys {
-			if _, ok := part.buf.index[key]; key != "" && !ok {
-				at := part.buf.add(key)
-				part.buf.slots[at] = old.buf.slots[i]
-			}
-		}
+		part.buf.addMissing(&prev.(*frozenMap).buf)
 	}
 	m.frozen = part
-	m.buf, m.spare = m.spare, arena[*MapEntries]{}
-	if m.buf.index == nil {
-		m.buf = newArena[*MapEntries]()
-	}
+	m.buf.swapSpare(&m.spare)
 	m.clean = m.clean[:0]
 	m.nDirty = 0
 	return part, rows, prev != nil

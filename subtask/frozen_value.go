@@ -41,19 +41,10 @@ func (v *ValueState) freeze(bounds *keyBounds, prev frozenPart, prevRows []mutat
 		// The new images were read through prev's rows: the new rows go
 		// over them.
 		rows = foldRows(valueRows(&part.buf, nil, part.n, v.l), prevRows)
-		old := prev.(*frozenValues)
-		for i, key := range old.buf.keys {
-			if _, ok := part.buf.index[key]; key != "" && !ok {
-				at := part.buf.add(key)
-				part.buf.slots[at] = old.buf.slots[i]
-			}
-		}
+		part.buf.addMissing(&prev.(*frozenValues).buf)
 	}
 	v.frozen = part
-	v.buf, v.spare = v.spare, arena[valueSlot]{}
-	if v.buf.index == nil {
-		v.buf = newArena[valueSlot]()
-	}
+	v.buf.swapSpare(&v.spare)
 	v.clean = v.clean[:0]
 	v.nDirty = 0
 	return part, rows, prev != nil

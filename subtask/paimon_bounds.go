@@ -46,15 +46,24 @@ func (b *keyBounds) add(rows []mutation) {
 	}
 }
 
-func (b *keyBounds) widen(kg int32, lo, hi string) {
+// bound is key group kg's bound, grown into when new; nil (and the bounds
+// unknown from then on) when kg is not a key group.
+func (b *keyBounds) bound(kg int32) *keyBound {
 	if kg < 0 {
 		b.known = false // not a key group; the scheme would not hold
-		return
+		return nil
 	}
 	if int(kg) >= len(b.byKG) {
 		b.byKG = append(b.byKG, make([]keyBound, int(kg)+1-len(b.byKG))...)
 	}
-	kb := &b.byKG[kg]
+	return &b.byKG[kg]
+}
+
+func (b *keyBounds) widen(kg int32, lo, hi string) {
+	kb := b.bound(kg)
+	if kb == nil {
+		return
+	}
 	if !kb.set || lo < kb.lo {
 		kb.lo = strings.Clone(lo)
 	}
@@ -71,15 +80,10 @@ func (b *keyBounds) addSpan(prefix, lo, hi string) {
 	if !b.known {
 		return
 	}
-	kg := keyGroupOf(prefix)
-	if kg < 0 {
-		b.known = false // not a key group; the scheme would not hold
+	kb := b.bound(keyGroupOf(prefix))
+	if kb == nil {
 		return
 	}
-	if int(kg) >= len(b.byKG) {
-		b.byKG = append(b.byKG, make([]keyBound, int(kg)+1-len(b.byKG))...)
-	}
-	kb := &b.byKG[kg]
 	if !kb.set || compareJoined(prefix, lo, kb.lo) < 0 {
 		kb.lo = prefix + lo
 	}
