@@ -167,19 +167,48 @@ func (u *Uploader) put(j *uploadJob, i, attempt int) {
 }
 
 // putFile uploads one file from its local source or its in-memory content.
+// A source the FileIO opens as an *os.File goes to the store as one, limited
+// to the expected size, so a store of local files can have the kernel copy
+// it; any other source is read at offsets through Open.
 func putFile(ctx context.Context, blobs BlobStore, fio table.FileIO, f UploadFile) error {
 	if f.Source == "" {
 		return blobs.Put(ctx, f.Blob, bytes.NewReader(f.Data))
+	}
+	if so, ok := fio.(table.SequentialOpener); ok {
+		return putSequential(ctx, blobs, so, f)
 	}
 	src, err := fio.Open(f.Source)
 	if err != nil {
 		return PermanentError("put", f.Blob, fmt.Errorf("open source %s: %w", f.Source, err))
 	}
 	defer src.Close()
-	if src.Size() != f.Size {
-		return PermanentError("put", f.Blob, fmt.Errorf("source %s has %d bytes, the checkpoint expects %d", f.Source, src.Size(), f.Size))
+	if err := checkSourceSize(f, src.Size()); err != nil {
+		return err
 	}
 	return blobs.Put(ctx, f.Blob, io.NewSectionReader(src, 0, f.Size))
+}
+
+func putSequential(ctx context.Context, blobs BlobStore, so table.SequentialOpener, f UploadFile) error {
+	src, err := so.OpenSequential(f.Source)
+	if err != nil {
+		return PermanentError("put", f.Blob, fmt.Errorf("open source %s: %w", f.Source, err))
+	}
+	defer src.Close()
+	st, err := src.Stat()
+	if err != nil {
+		return PermanentError("put", f.Blob, fmt.Errorf("stat source %s: %w", f.Source, err))
+	}
+	if err := checkSourceSize(f, st.Size()); err != nil {
+		return err
+	}
+	return blobs.Put(ctx, f.Blob, io.LimitReader(src, f.Size))
+}
+
+func checkSourceSize(f UploadFile, size int64) error {
+	if size != f.Size {
+		return PermanentError("put", f.Blob, fmt.Errorf("source %s has %d bytes, the checkpoint expects %d", f.Source, size, f.Size))
+	}
+	return nil
 }
 
 func (u *Uploader) retryAfter(d time.Duration, j *uploadJob, i int) {

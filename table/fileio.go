@@ -1,6 +1,9 @@
 package table
 
-import "io"
+import (
+	"io"
+	"os"
+)
 
 // FileIO is everything the table does to its local directory. Paths are
 // slash-separated and absolute or relative to the process; the table only
@@ -50,4 +53,13 @@ type WritableFile interface {
 	io.Writer
 	Sync() error
 	Close() error
+}
+
+// SequentialOpener is implemented by a FileIO of the local filesystem that
+// can also open a file for one read from start to end as an *os.File. io.Copy
+// of such a file into another *os.File runs in the kernel (copy_file_range)
+// instead of through a user-space buffer, which is what uploads of checkpoint
+// files want; a FileIO without it (a simulated one) is read through Open.
+type SequentialOpener interface {
+	OpenSequential(path string) (*os.File, error)
 }

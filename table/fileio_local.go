@@ -27,7 +27,10 @@ func NewLocalFileIO() *LocalFileIO {
 	return &LocalFileIO{ensured: make(map[string]struct{})}
 }
 
-var _ FileIO = (*LocalFileIO)(nil)
+var (
+	_ FileIO           = (*LocalFileIO)(nil)
+	_ SequentialOpener = (*LocalFileIO)(nil)
+)
 
 type localReadable struct {
 	*os.File
@@ -53,6 +56,9 @@ func (l *LocalFileIO) Open(path string) (ReadableFile, error) {
 	}
 	return localReadable{File: f, size: st.Size()}, nil
 }
+
+// OpenSequential implements SequentialOpener.
+func (l *LocalFileIO) OpenSequential(path string) (*os.File, error) { return os.Open(path) }
 
 // ReadFile implements FileIO.
 func (l *LocalFileIO) ReadFile(path string) ([]byte, error) { return os.ReadFile(path) }

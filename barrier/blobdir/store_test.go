@@ -402,3 +402,33 @@ func TestRemoveStaleTemporariesOfCrashedPuts(t *testing.T) {
 		t.Fatalf("published blob after reopen: %q", got)
 	}
 }
+
+func TestPutOfAFileCopiesItFromItsOffsetUpToTheLimit(t *testing.T) {
+	s := open(t)
+	content := bytes.Repeat([]byte("0123456789"), fileCopyChunk/10+1000) // more than one chunk
+	path := filepath.Join(t.TempDir(), "src")
+	if err := os.WriteFile(path, content, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	src, err := os.Open(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer src.Close()
+	if err := s.Put(t.Context(), "whole", src); err != nil {
+		t.Fatal(err)
+	}
+	if got := get(t, s, "whole"); got != string(content) {
+		t.Fatalf("whole file: got %d bytes, want %d", len(got), len(content))
+	}
+	if _, err := src.Seek(3, io.SeekStart); err != nil {
+		t.Fatal(err)
+	}
+	n := int64(fileCopyChunk + 7)
+	if err := s.Put(t.Context(), "part", io.LimitReader(src, n)); err != nil {
+		t.Fatal(err)
+	}
+	if got := get(t, s, "part"); got != string(content[3:3+n]) {
+		t.Fatalf("limited file: got %d bytes, want %d from offset 3", len(got), n)
+	}
+}
