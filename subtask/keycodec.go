@@ -208,9 +208,23 @@ func decodeKeyDatum(src string, t table.DataType) (Datum, int, error) {
 	return Datum{}, 0, fmt.Errorf("no key encoding for type %s", t)
 }
 
-func be16(s string) uint16 { return uint16(s[0])<<8 | uint16(s[1]) }
-func be32(s string) uint32 { return uint32(be16(s))<<16 | uint32(be16(s[2:])) }
-func be64(s string) uint64 { return uint64(be32(s))<<32 | uint64(be32(s[4:])) }
+// be16, be32 and be64 read big-endian integers from the front of s, written
+// out byte by byte so that the compiler makes each one load and a byte swap.
+func be16(s string) uint16 {
+	_ = s[1]
+	return uint16(s[1]) | uint16(s[0])<<8
+}
+
+func be32(s string) uint32 {
+	_ = s[3]
+	return uint32(s[3]) | uint32(s[2])<<8 | uint32(s[1])<<16 | uint32(s[0])<<24
+}
+
+func be64(s string) uint64 {
+	_ = s[7]
+	return uint64(s[7]) | uint64(s[6])<<8 | uint64(s[5])<<16 | uint64(s[4])<<24 |
+		uint64(s[3])<<32 | uint64(s[2])<<40 | uint64(s[1])<<48 | uint64(s[0])<<56
+}
 
 // decodeKey decodes the primary-key columns in types from the front of enc
 // into dst and returns the bytes consumed.

@@ -4,7 +4,6 @@ import (
 	"encoding/binary"
 	"fmt"
 	"math"
-	"math/bits"
 	"slices"
 	"strconv"
 
@@ -36,7 +35,6 @@ type paimonCodec struct {
 	flat      Row
 	keyBuf    []byte
 	keyEnds   []int
-	pkEnds    []int // see decodePKAfter
 }
 
 // paimonSchema is the table schema of a layout: kg leads the primary key and
@@ -116,9 +114,11 @@ func (c *paimonCodec) keyRecord(keys []string) (arrow.Record, error) {
 }
 
 // writeRecord builds the full rows of a flush, with a tombstone's value
-// columns NULL, and their value kinds. It goes row by row (a flush row's
-// values sit wherever its Put left them: one visit each), storing each datum
-// straight into its column's Arrow buffers, sized for the flush at once.
+// columns NULL, and their value kinds. The primary-key columns are decoded
+// from the encoded keys straight into their Arrow buffers; the values go row
+// by row (a flush row's values sit wherever its Put left them: one visit
+// each), each datum stored at its place in its column's buffers, sized for
+// the flush at once.
 func (c *paimonCodec) writeRecord(rows []mutation) (arrow.Record, []table.ValueKind, error) {
 	if c.write == nil {
 		for _, f := range c.schema.Fields() {
@@ -130,41 +130,32 @@ func (c *paimonCodec) writeRecord(rows []mutation) (arrow.Record, []table.ValueK
 		}
 	}
 	c.startColumns(rows)
-	c.flat = slices.Grow(c.flat[:0], c.nPK)[:c.nPK]
-	defer clear(c.flat) // keep no key alive
-	c.pkEnds = slices.Grow(c.pkEnds[:0], c.nPK)[:c.nPK]
+	if err := c.writeKeys(rows); err != nil {
+		return nil, nil, err
+	}
 	nVals := len(c.cols) - c.nPK
-	keys, vals := c.write[:c.nPK], c.write[c.nPK:]
+	vals := c.write[c.nPK:]
 	kinds := make([]table.ValueKind, len(rows))
-	prev := ""
 	for i := range rows {
 		m := &rows[i]
-		err := c.decodePKAfter(prev, m.key)
-		prev = m.key
-		if err == nil && !m.delete && len(m.vals) != nVals {
-			err = fmt.Errorf("state %q: flush row has %d values, table %d", c.l.Name, len(m.vals), nVals)
-		}
-		if err != nil {
-			return nil, nil, err
-		}
-		for j := range keys {
-			keys[j].append(&c.flat[j])
-		}
-		kinds[i] = table.KindInsert
 		if m.delete {
 			kinds[i] = table.KindDelete
 			for j := range vals {
-				vals[j].append(&Null)
+				vals[j].set(i, &Null)
 			}
 			continue
 		}
+		if len(m.vals) != nVals {
+			return nil, nil, fmt.Errorf("state %q: flush row has %d values, table %d", c.l.Name, len(m.vals), nVals)
+		}
+		kinds[i] = table.KindInsert
 		for j := range vals {
-			vals[j].append(&m.vals[j])
+			vals[j].set(i, &m.vals[j])
 		}
 	}
 	for j := range c.write {
-		if col := &c.write[j]; col.kind == columnBytes && len(col.vals) > math.MaxInt32 {
-			return nil, nil, fmt.Errorf("state %q column %q: %d bytes in one flush, Arrow strings hold at most %d", c.l.Name, c.cols[j].Name, len(col.vals), math.MaxInt32)
+		if col := &c.write[j]; col.kind == columnBytes && col.end > math.MaxInt32 {
+			return nil, nil, fmt.Errorf("state %q column %q: %d bytes in one flush, Arrow strings hold at most %d", c.l.Name, c.cols[j].Name, col.end, math.MaxInt32)
 		}
 	}
 	cols := make([]arrow.Array, len(c.write))
@@ -178,46 +169,25 @@ func (c *paimonCodec) writeRecord(rows []mutation) (arrow.Record, []table.ValueK
 	return rec, kinds, nil
 }
 
-// decodePKAfter decodes an encoded primary key into c.flat, which holds the
-// decoding of prev (c.pkEnds its columns' ends in prev): the leading
-// columns whose bytes the two keys share keep their datums, as the
-// encoding is self-delimiting. A flush's keys are sorted, and the rows of
-// a map or list key share its prefix, so most rows decode their last
-// columns only.
-func (c *paimonCodec) decodePKAfter(prev, enc string) error {
-	shared := commonPrefixLen(prev, enc)
-	from, off := 0, 0
-	for from < c.nPK && c.pkEnds[from] <= shared && prev != "" {
-		off = c.pkEnds[from]
-		from++
-	}
-	for j := from; j < c.nPK; j++ {
-		d, n, err := decodeKeyDatum(enc[off:], c.l.pkTypes[j])
-		if err != nil {
-			return fmt.Errorf("state %q: %w", c.l.Name, err)
+// writeKeys decodes the encoded keys of a flush into the primary-key
+// columns.
+func (c *paimonCodec) writeKeys(rows []mutation) error {
+	keys := c.write[:c.nPK]
+	for i := range rows {
+		enc := rows[i].key
+		off := 0
+		for j := range keys {
+			n, err := keys[j].setKey(i, enc[off:])
+			if err != nil {
+				return fmt.Errorf("state %q: %w", c.l.Name, err)
+			}
+			off += n
 		}
-		c.flat[j] = d
-		off += n
-		c.pkEnds[j] = off
-	}
-	if off != len(enc) {
-		return fmt.Errorf("state %q: %d trailing bytes after the primary key", c.l.Name, len(enc)-off)
+		if off != len(enc) {
+			return fmt.Errorf("state %q: %d trailing bytes after the primary key", c.l.Name, len(enc)-off)
+		}
 	}
 	return nil
-}
-
-// commonPrefixLen is the length of the longest common prefix of a and b.
-func commonPrefixLen(a, b string) int {
-	n := min(len(a), len(b))
-	i := 0
-	for ; i+8 <= n; i += 8 {
-		if x := be64(a[i:]) ^ be64(b[i:]); x != 0 {
-			return i + bits.LeadingZeros64(x)/8
-		}
-	}
-	for ; i < n && a[i] == b[i]; i++ {
-	}
-	return i
 }
 
 // startColumns sizes the flush columns for rows; a key string column's bytes
@@ -236,7 +206,7 @@ func (c *paimonCodec) startColumns(rows []mutation) {
 			}
 			n = keyBytes
 		}
-		col.start(len(rows), n)
+		col.start(len(rows), n, j < c.nPK)
 	}
 }
 

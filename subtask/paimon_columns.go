@@ -4,6 +4,7 @@ import (
 	"encoding/binary"
 	"fmt"
 	"math"
+	"strings"
 
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/array"
@@ -13,17 +14,19 @@ import (
 
 // flushColumn accumulates one column of a flush record in the Arrow layout
 // itself (validity bitmap, little-endian values, offsets and bytes), sized
-// for the flush up front, so appending a datum is a store and no builder
-// grows, copies or dispatches per value. The buffers go to the record and
-// are made anew for every flush.
+// for the flush up front: value i is stored at its place, so setting a
+// datum is a store, and no builder grows, copies or dispatches per value.
+// The buffers go to the record and are made anew for every flush.
 type flushColumn struct {
 	typ   arrow.DataType
 	kind  columnKind
+	width int // bytes of a fixed-width value (0: a bitmap or variable)
 	n     int
 	nulls int
-	valid []byte
+	valid []byte  // nil for a key column, which holds no NULL
 	vals  []byte  // fixed-width values, a boolean bitmap, or variable-length bytes
 	offs  []int32 // variable-length columns
+	end   int     // bytes of vals in use, variable-length columns
 	// The bytes and rows of the column's last flush: a variable-length
 	// column's room is sized from them, since counting the bytes first
 	// would visit every row's datums twice.
@@ -50,77 +53,60 @@ func newFlushColumn(t arrow.DataType) (flushColumn, error) {
 	case arrow.BOOL:
 		c.kind = columnBool
 	case arrow.INT8:
-		c.kind = columnInt8
+		c.kind, c.width = columnInt8, 1
 	case arrow.INT16:
-		c.kind = columnInt16
+		c.kind, c.width = columnInt16, 2
 	case arrow.INT32, arrow.DATE32:
-		c.kind = columnInt32
+		c.kind, c.width = columnInt32, 4
 	case arrow.INT64, arrow.TIMESTAMP:
-		c.kind = columnInt64
+		c.kind, c.width = columnInt64, 8
 	case arrow.FLOAT32:
-		c.kind = columnFloat32
+		c.kind, c.width = columnFloat32, 4
 	case arrow.FLOAT64:
-		c.kind = columnFloat64
+		c.kind, c.width = columnFloat64, 8
 	case arrow.STRING, arrow.BINARY:
 		c.kind = columnBytes
 	case arrow.DECIMAL128:
-		c.kind = columnDecimal
+		c.kind, c.width = columnDecimal, 16
 	default:
 		return c, fmt.Errorf("arrow type %s has no flush column", t)
 	}
 	return c, nil
 }
 
-// width is the bytes of one fixed-width value (0: a bitmap or variable).
-func (c *flushColumn) width() int {
-	switch c.kind {
-	case columnInt8:
-		return 1
-	case columnInt16:
-		return 2
-	case columnInt32, columnFloat32:
-		return 4
-	case columnInt64, columnFloat64:
-		return 8
-	case columnDecimal:
-		return 16
-	}
-	return 0
-}
-
-// start makes room for n values; a variable-length column's bytes are at
-// least data, or as many per row as in its last flush, with an eighth more.
-func (c *flushColumn) start(n, data int) {
+// start makes room for n values, with a validity bitmap unless key (a key
+// column holds no NULL); a variable-length column's bytes are at least data,
+// or as many per row as in its last flush, with an eighth more.
+func (c *flushColumn) start(n, data int, key bool) {
 	if c.lastRows > 0 {
 		data = max(data, int(int64(c.lastBytes)*int64(n)/int64(c.lastRows)*9/8))
 	}
-	c.n, c.nulls = 0, 0
-	c.valid = make([]byte, bitmapBytes(n))
+	c.n, c.nulls, c.end = n, 0, 0
+	c.valid = nil
+	if !key {
+		c.valid = make([]byte, bitmapBytes(n))
+	}
 	switch c.kind {
 	case columnBool:
 		c.vals = make([]byte, bitmapBytes(n))
 	case columnBytes:
-		c.offs = make([]int32, 1, n+1)
-		c.vals = make([]byte, 0, data)
+		c.offs = make([]int32, n+1)
+		c.vals = make([]byte, data)
 	default:
-		c.vals = make([]byte, 0, n*c.width())
+		c.vals = make([]byte, n*c.width)
 	}
 }
 
 // bitmapBytes is the size of a bitmap of n bits, in whole 64-bit words.
 func bitmapBytes(n int) int { return (n + 63) / 64 * 8 }
 
-func (c *flushColumn) append(d *Datum) {
-	i := c.n
-	c.n++
+// set stores d as value i. A variable-length column's values are set in
+// order; a fixed-width NULL is the zero bytes the column starts with.
+func (c *flushColumn) set(i int, d *Datum) {
 	if !d.set {
 		c.nulls++
-		switch c.kind {
-		case columnBool:
-		case columnBytes:
-			c.offs = append(c.offs, int32(len(c.vals)))
-		default:
-			c.vals = append(c.vals, zeroValue[:c.width()]...)
+		if c.kind == columnBytes {
+			c.offs[i+1] = int32(c.end)
 		}
 		return
 	}
@@ -131,25 +117,112 @@ func (c *flushColumn) append(d *Datum) {
 			bitutil.SetBit(c.vals, i)
 		}
 	case columnInt8:
-		c.vals = append(c.vals, byte(d.num))
+		c.vals[i] = byte(d.num)
 	case columnInt16:
-		c.vals = binary.LittleEndian.AppendUint16(c.vals, uint16(d.num))
+		binary.LittleEndian.PutUint16(c.vals[2*i:], uint16(d.num))
 	case columnInt32:
-		c.vals = binary.LittleEndian.AppendUint32(c.vals, uint32(d.num))
+		binary.LittleEndian.PutUint32(c.vals[4*i:], uint32(d.num))
 	case columnInt64, columnFloat64:
-		c.vals = binary.LittleEndian.AppendUint64(c.vals, d.num)
+		binary.LittleEndian.PutUint64(c.vals[8*i:], d.num)
 	case columnFloat32:
-		c.vals = binary.LittleEndian.AppendUint32(c.vals, math.Float32bits(float32(math.Float64frombits(d.num))))
+		binary.LittleEndian.PutUint32(c.vals[4*i:], math.Float32bits(float32(math.Float64frombits(d.num))))
 	case columnBytes:
-		c.vals = append(c.vals, d.str...)
-		c.offs = append(c.offs, int32(len(c.vals)))
+		c.setBytes(i, d.str)
 	case columnDecimal:
-		c.vals = binary.LittleEndian.AppendUint64(c.vals, d.num)
-		c.vals = binary.LittleEndian.AppendUint64(c.vals, uint64(d.hi))
+		binary.LittleEndian.PutUint64(c.vals[16*i:], d.num)
+		binary.LittleEndian.PutUint64(c.vals[16*i+8:], uint64(d.hi))
 	}
 }
 
-var zeroValue [16]byte
+// setBytes stores s as value i of a variable-length column.
+func (c *flushColumn) setBytes(i int, s string) {
+	if len(c.vals)-c.end < len(s) {
+		c.grow(i, len(s))
+	}
+	c.end += copy(c.vals[c.end:], s)
+	c.offs[i+1] = int32(c.end)
+}
+
+// grow makes room for value i of need bytes and, at the rate of the values
+// before it, for the values after it, with an eighth more: an estimate that
+// fell short costs one more copy, not a doubling per overflow.
+func (c *flushColumn) grow(i, need int) {
+	perRow := (c.end + need) / (i + 1)
+	room := c.end + need + perRow*(c.n-i-1)/8*9 + 64
+	vals := make([]byte, room)
+	copy(vals, c.vals[:c.end])
+	c.vals = vals
+}
+
+// setKey decodes the order-preserving encoding of one primary-key column
+// from the front of src straight into value i (the inverse of appendKeyDatum
+// for the column's type) and returns the bytes consumed.
+func (c *flushColumn) setKey(i int, src string) (int, error) {
+	if c.kind == columnBytes {
+		return c.setKeyBytes(i, src)
+	}
+	w := max(c.width, 1)
+	if len(src) < w {
+		return 0, fmt.Errorf("key column of type %s: %d bytes left, need %d", c.typ, len(src), w)
+	}
+	switch c.kind {
+	case columnBool:
+		if src[0] != 0 {
+			bitutil.SetBit(c.vals, i)
+		}
+	case columnInt8:
+		c.vals[i] = src[0] ^ 0x80
+	case columnInt16:
+		binary.LittleEndian.PutUint16(c.vals[2*i:], be16(src)^0x8000)
+	case columnInt32:
+		binary.LittleEndian.PutUint32(c.vals[4*i:], be32(src)^0x80000000)
+	case columnInt64:
+		binary.LittleEndian.PutUint64(c.vals[8*i:], be64(src)^signBit8)
+	case columnFloat32:
+		b := be32(src)
+		if b&0x80000000 != 0 {
+			b &^= 0x80000000
+		} else {
+			b = ^b
+		}
+		binary.LittleEndian.PutUint32(c.vals[4*i:], b)
+	case columnFloat64:
+		b := be64(src)
+		if b&signBit8 != 0 {
+			b &^= signBit8
+		} else {
+			b = ^b
+		}
+		binary.LittleEndian.PutUint64(c.vals[8*i:], b)
+	case columnDecimal:
+		binary.LittleEndian.PutUint64(c.vals[16*i:], be64(src[8:]))
+		binary.LittleEndian.PutUint64(c.vals[16*i+8:], be64(src)^signBit8)
+	}
+	return w, nil
+}
+
+// setKeyBytes decodes an escaped string key column into value i.
+func (c *flushColumn) setKeyBytes(i int, src string) (int, error) {
+	for at := 0; ; {
+		j := strings.IndexByte(src[at:], escByte)
+		if j < 0 || at+j+1 >= len(src) {
+			return 0, fmt.Errorf("key column of type %s: unterminated string", c.typ)
+		}
+		j += at
+		switch src[j+1] {
+		case escTerm:
+			c.setBytes(i, src[at:j])
+			return j + 2, nil
+		case escEsc:
+			// The escaped zero byte goes with the run before it; value
+			// i ends at the terminator.
+			c.setBytes(i, src[at:j+1])
+			at = j + 2
+		default:
+			return 0, fmt.Errorf("key column of type %s: bad escape 0x%02x", c.typ, src[j+1])
+		}
+	}
+}
 
 // array hands the column's buffers to an Arrow array; the column starts
 // anew before its next use.
@@ -160,13 +233,11 @@ func (c *flushColumn) array() arrow.Array {
 	}
 	bufs := []*memory.Buffer{valid, memory.NewBufferBytes(c.vals)}
 	if c.kind == columnBytes {
-		bufs = []*memory.Buffer{valid, memory.NewBufferBytes(arrow.Int32Traits.CastToBytes(c.offs)), memory.NewBufferBytes(c.vals)}
+		bufs = []*memory.Buffer{valid, memory.NewBufferBytes(arrow.Int32Traits.CastToBytes(c.offs)), memory.NewBufferBytes(c.vals[:c.end])}
+		c.lastBytes, c.lastRows = c.end, c.n
 	}
 	data := array.NewData(c.typ, c.n, bufs, nil, c.nulls, 0)
 	defer data.Release()
-	if c.kind == columnBytes {
-		c.lastBytes, c.lastRows = len(c.vals), c.n
-	}
 	c.valid, c.vals, c.offs = nil, nil, nil
 	return array.MakeFromData(data)
 }
