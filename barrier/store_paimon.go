@@ -292,10 +292,15 @@ func (s *StoreActor) paimonCommitted(m *paimonCommitted) {
 		if tc.Snapshot == 0 {
 			continue // never committed: nothing to checkpoint
 		}
+		_, known := s.agents[tc.Name]
 		agent, err := s.tableAgent(tc.Name)
 		if err != nil {
 			p.fail(err)
 			break
+		}
+		if p.aborted && !known {
+			// The abort's unpin went out before the table had an agent.
+			s.ctx.Send(agent, &agentUnpin{id: m.id})
 		}
 		p.tables = append(p.tables, &paimonSyncTable{name: tc.Name, agent: agent, data: tc.Snapshot})
 	}

@@ -92,6 +92,12 @@ func (m *tableBackpressure) Trace() string {
 // re-sends them to every new maintainer and before every barrier round. A
 // child that stops is replaced at once; what it was asked and never
 // answered is answered with errMaintenanceGone.
+//
+// A checkpoint's pin is released once, whatever comes first: its Unpin or
+// its round's answer. The maintainer pins a round's snapshot as it runs
+// the round, so an Unpin that overtook the round (an abort while the
+// commit or the round was still out) is sent again after the answer, and
+// the agent keeps no pin of its own for it.
 type tableAgent struct {
 	sys   *actors.System
 	name  string
@@ -104,12 +110,18 @@ type tableAgent struct {
 	view, next    int64 // the snapshot the subtask reads, and will read after the next release
 	pins          map[CheckpointID]int64
 	rounds, lists []CheckpointID // requests the children have not answered, oldest first
-	stopping      bool
+	// Checkpoints already unpinned: every one up to unpinnedTo, and those
+	// in unpinned (above it, and not older than the newest round asked
+	// for, since a round of an older one never comes).
+	unpinnedTo CheckpointID
+	unpinned   map[CheckpointID]bool
+	stopping   bool
 }
 
 func newTableAgent(sys *actors.System, name string, tbl *table.Table, store *actor.PID, opts compaction.Options) actor.Producer {
 	return func() actor.Actor {
-		return &tableAgent{sys: sys, name: name, tbl: tbl, store: store, opts: opts, pins: map[CheckpointID]int64{}}
+		return &tableAgent{sys: sys, name: name, tbl: tbl, store: store, opts: opts,
+			pins: map[CheckpointID]int64{}, unpinned: map[CheckpointID]bool{}}
 	}
 }
 
@@ -125,6 +137,13 @@ func (a *tableAgent) Receive(ctx actor.Context) {
 	case *agentRound:
 		a.sendPins(ctx)
 		a.rounds = append(a.rounds, m.id)
+		// The store asks for a checkpoint's rounds only once the previous
+		// checkpoint's rounds answered.
+		for id := range a.unpinned {
+			if id < m.id {
+				delete(a.unpinned, id)
+			}
+		}
 		ctx.Request(a.maint, &compaction.Barrier{Checkpoint: int64(m.id), SnapshotID: m.snapshot})
 	case *compaction.RoundDone:
 		// A maintainer's answers carry no sender: one that a replaced
@@ -136,7 +155,13 @@ func (a *tableAgent) Receive(ctx actor.Context) {
 		}
 		id := a.rounds[0]
 		a.rounds = a.rounds[1:]
-		if m.Err == nil {
+		switch {
+		case id <= a.unpinnedTo || a.unpinned[id]:
+			delete(a.unpinned, id)
+			if m.Err == nil {
+				ctx.Send(a.maint, &compaction.Unpin{Checkpoint: int64(id)})
+			}
+		case m.Err == nil:
 			a.pins[id] = m.SnapshotID
 		}
 		ctx.Send(a.store, &tableRound{table: a.name, id: id, done: m})
@@ -156,14 +181,31 @@ func (a *tableAgent) Receive(ctx actor.Context) {
 	case *agentPinView:
 		a.pinView(ctx, m)
 	case *agentUnpin:
-		for id := range a.pins {
-			if id == m.id || (m.upTo && id < m.id) {
-				delete(a.pins, id)
-			}
-		}
+		a.unpin(m)
 		ctx.Send(a.maint, &compaction.Unpin{Checkpoint: int64(m.id), UpTo: m.upTo})
 	case *compaction.BackpressureChanged:
 		ctx.Send(a.store, &tableBackpressure{table: a.name, b: m.Backpressure})
+	}
+}
+
+// unpin drops the pins an Unpin releases and remembers it for a round that
+// answers later.
+func (a *tableAgent) unpin(m *agentUnpin) {
+	for id := range a.pins {
+		if id == m.id || (m.upTo && id < m.id) {
+			delete(a.pins, id)
+		}
+	}
+	switch {
+	case m.upTo && m.id > a.unpinnedTo:
+		a.unpinnedTo = m.id
+		for id := range a.unpinned {
+			if id <= m.id {
+				delete(a.unpinned, id)
+			}
+		}
+	case !m.upTo && m.id > a.unpinnedTo:
+		a.unpinned[m.id] = true
 	}
 }
 
