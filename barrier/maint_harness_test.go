@@ -49,6 +49,8 @@ type maintConfig struct {
 	ttl int64
 	// restore restores the job from this checkpoint.
 	restore *barrier.Metadata
+	// maxRestarts is the simulated system's actors.Options.MaxRestarts.
+	maxRestarts int
 }
 
 func startMaintJob(t testing.TB, blobs *memBlobs, fs *faultyFS, root string, cfg maintConfig) *maintJob {
@@ -70,7 +72,7 @@ func startMaintJob(t testing.TB, blobs *memBlobs, fs *faultyFS, root string, cfg
 	sys := actors.NewSystem(actors.Options{ExecutorLimit: 8})
 	var sim *actors.Sim
 	if c.sim != 0 {
-		sim = actors.NewSim(actors.SimOptions{Options: actors.Options{Seed: c.sim}, Trace: cfg.trace})
+		sim = actors.NewSim(actors.SimOptions{Options: actors.Options{Seed: c.sim, MaxRestarts: cfg.maxRestarts}, Trace: cfg.trace})
 		sys = sim.System()
 	}
 	j := &maintJob{job: &job{t: t, cfg: c, sys: sys, sim: sim, blobs: blobs, fs: fs, root: root}}
