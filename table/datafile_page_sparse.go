@@ -114,9 +114,11 @@ func (d *DataFile) decodeLaidOut(g *rowGroupInfo, c, p int, sel []int32, dst *co
 		gap = copyGap
 	}
 	for len(sel) > 0 {
-		n := len(sel)
+		var n int
 		if lay.frames == nil {
 			n = laidOutRun(lay, leaf, sel, gap)
+		} else {
+			n = framedRun(lay, leaf, sel)
 		}
 		if err := d.decodeLaidOutRun(lay, s, leaf, sel[:n], dst, sc); err != nil {
 			return err
@@ -156,6 +158,43 @@ func laidOutRun(lay *pageLayout, leaf leafInfo, sel []int32, gap int64) int {
 		prev = k
 	}
 	return len(sel)
+}
+
+// framedRun is how many rows of sel, from the first, have their values in
+// the zstd frames that hold the first non-null one's: a read decompresses
+// those frames only, not the frames between rows further apart.
+func framedRun(lay *pageLayout, leaf leafInfo, sel []int32) int {
+	fr := lay.frames
+	a, b := -1, -1
+	for i, x := range sel {
+		k := lay.valueOf(int(x))
+		if k < 0 {
+			continue
+		}
+		from, to := valueBytes(lay, leaf, k)
+		if a < 0 {
+			if from < 0 || to <= from || to > int64(fr.plain[len(fr.plain)-1]) {
+				return len(sel) // the read reports it
+			}
+			a, b = fr.span(from, to)
+			continue
+		}
+		if from < int64(fr.plain[a]) || to > int64(fr.plain[b]) {
+			return i
+		}
+	}
+	return len(sel)
+}
+
+// valueBytes is where value k of a page lies by its layout: bytes [from,
+// to) of the page (of a zstd page, of its decompressed body); of byte
+// arrays, the values between the marks around k.
+func valueBytes(lay *pageLayout, leaf leafInfo, k int) (from, to int64) {
+	if w := int64(leaf.fixedWidth()); w > 0 {
+		return lay.values + int64(k)*w, lay.values + int64(k+1)*w
+	}
+	a := k / lay.markEvery()
+	return lay.values + int64(lay.marks[a]), lay.values + int64(lay.marks[a+1])
 }
 
 // decodeLaidOutRun appends rows sel of page s by its layout lay, reading
