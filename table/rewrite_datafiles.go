@@ -222,8 +222,9 @@ func (it *dataFileRows) Close() error    { return it.d.Close() }
 // dataRowWriter writes the rows a rewrite keeps: it copies them out of their
 // source chunks into a batch (contiguous rows of one chunk as one range),
 // hands the file writer a batch of bucketFilesMaxRun rows at a time, and
-// rolls to a new file at the target size. Each batch gets fresh buffers, so
-// the file writer may keep what it was given.
+// rolls to a new file at the target size. The file writer keeps nothing of
+// a batch (parquet-go's column buffers copy the values, keys and stats are
+// cloned), so every batch reuses the buffers of the one before.
 type dataRowWriter struct {
 	b     *DataBucketFiles
 	level int32
@@ -312,17 +313,12 @@ func (w *dataRowWriter) flush() error {
 	return w.w.endRowGroupPast(min(compactRowGroupBytes, w.b.opts.TargetFileSize/4))
 }
 
-// nextBatch starts an empty batch in new buffers sized like the last.
+// nextBatch empties the batch, keeping its buffers.
 func (w *dataRowWriter) nextBatch() {
-	for f, v := range w.cols {
-		w.cols[f] = &colVec{
-			t: v.t, width: v.width,
-			fixed: make([]byte, 0, cap(v.fixed)), offs: make([]int32, 1, cap(v.offs)),
-			data: make([]byte, 0, cap(v.data)), bits: make([]byte, 0, cap(v.bits)),
-		}
+	for _, v := range w.cols {
+		v.reset()
 	}
-	w.seqs = make([]int64, 0, bucketFilesMaxRun)
-	w.kinds = make([]ValueKind, 0, bucketFilesMaxRun)
+	w.seqs, w.kinds = w.seqs[:0], w.kinds[:0]
 }
 
 func (w *dataRowWriter) closeFile() error {
