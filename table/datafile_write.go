@@ -553,10 +553,10 @@ func (w *DataFileWriter) Close() (DataFileMeta, error) {
 	}, nil
 }
 
-// statsFromChunks takes the stats of the string and bytes fields from the
-// column chunk statistics parquet-go folds from its page bounds: exact
-// values in the same unsigned byte order, without a second compare of
-// every value.
+// statsFromChunks takes the stats of the string, bytes and integer fields
+// from the column chunk statistics parquet-go folds from its page bounds:
+// exact values in the same order (unsigned bytes, signed integers), without
+// a second compare of every value.
 func (w *DataFileWriter) statsFromChunks() {
 	md := w.pw.File().Metadata()
 	for f, fromChunk := range w.kit.chunkStats {
@@ -569,7 +569,7 @@ func (w *DataFileWriter) statsFromChunks() {
 			st := &rg.Columns[c].MetaData.Statistics
 			s.nulls += st.NullCount
 			if st.MinValue != nil && st.MaxValue != nil {
-				s.foldBytes(st.MinValue, st.MaxValue)
+				s.foldChunk(st.MinValue, st.MaxValue)
 			}
 		}
 	}

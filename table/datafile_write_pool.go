@@ -24,7 +24,7 @@ type dataFileKit struct {
 	layout   *dataFileLayout
 	cfg      []parquet.WriterOption
 	keyField []bool // per schema field: is it a trimmed primary key
-	// per schema field: are its stats the column chunk's (strings, bytes)
+	// per schema field: are its stats the column chunk's (chunkStatsType)
 	chunkStats []bool
 	idle       sync.Pool
 }
@@ -84,7 +84,7 @@ func kitFor(s *Schema, opts DataFileOptions, pageBuffer int) (*dataFileKit, erro
 	}
 	k.chunkStats = make([]bool, len(s.Fields))
 	for i, f := range s.Fields {
-		k.chunkStats[i] = f.Type.Root == TypeString || f.Type.Root == TypeBytes
+		k.chunkStats[i] = chunkStatsType(f.Type)
 	}
 	dataFileKits.Lock()
 	if len(dataFileKits.m) >= maxDataFileKits {

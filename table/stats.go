@@ -2,6 +2,7 @@ package table
 
 import (
 	"bytes"
+	"encoding/binary"
 	"unicode/utf8"
 
 	"github.com/apache/arrow-go/v18/arrow"
@@ -116,11 +117,15 @@ func addInts[T integer](s *colStats, vs []T, col arrow.Array) {
 		}
 		lo, hi = min(lo, v), max(hi, v)
 	}
-	if !s.has || int64(lo) < s.min.Int {
-		s.min = IntDatum(int64(lo))
+	s.foldInts(int64(lo), int64(hi))
+}
+
+func (s *colStats) foldInts(lo, hi int64) {
+	if !s.has || lo < s.min.Int {
+		s.min = IntDatum(lo)
 	}
-	if !s.has || int64(hi) > s.max.Int {
-		s.max = IntDatum(int64(hi))
+	if !s.has || hi > s.max.Int {
+		s.max = IntDatum(hi)
 	}
 	s.has = true
 }
@@ -139,6 +144,34 @@ func addFloats[T ~float32 | ~float64](s *colStats, vs []T, col arrow.Array) {
 			s.max = FloatDatum(f)
 		}
 		s.has = true
+	}
+}
+
+// chunkStatsType reports whether the writer takes a column's stats from
+// the column chunk statistics parquet-go folds from its page bounds rather
+// than comparing every value a second time: strings and bytes (unsigned
+// byte order) and the integer types (signed order, as parquet's INT32 and
+// INT64). Floats (NaN, signed zeros), booleans, decimals and timestamps
+// are compared by the writer.
+func chunkStatsType(t DataType) bool {
+	switch t.Root {
+	case TypeString, TypeBytes, TypeTinyInt, TypeSmallInt, TypeInt, TypeDate, TypeBigInt:
+		return true
+	}
+	return false
+}
+
+// foldChunk folds the min and max of a column chunk's statistics, which
+// parquet encodes PLAIN: the bytes of a string or bytes value, a
+// little-endian INT32 or INT64 of an integer.
+func (s *colStats) foldChunk(lo, hi []byte) {
+	switch s.t.Root {
+	case TypeString, TypeBytes:
+		s.foldBytes(lo, hi)
+	case TypeBigInt:
+		s.foldInts(int64(binary.LittleEndian.Uint64(lo[:8])), int64(binary.LittleEndian.Uint64(hi[:8])))
+	default:
+		s.foldInts(int64(int32(binary.LittleEndian.Uint32(lo[:4]))), int64(int32(binary.LittleEndian.Uint32(hi[:4]))))
 	}
 }
 
