@@ -166,6 +166,16 @@ type faultyFS struct {
 	table.FileIO
 	mu     sync.Mutex
 	faults map[string]func(path string) bool // op → which paths fail
+	// created, when set, sees every file Create made and returns what the
+	// caller gets; it runs outside the lock.
+	created func(path string, w table.WritableFile) table.WritableFile
+}
+
+// onCreate sets (nil: removes) the created hook.
+func (f *faultyFS) onCreate(hook func(path string, w table.WritableFile) table.WritableFile) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	f.created = hook
 }
 
 func newFaultyFS() *faultyFS {
@@ -202,7 +212,14 @@ func (f *faultyFS) Create(p string) (table.WritableFile, error) {
 	if err := f.check("create", p); err != nil {
 		return nil, err
 	}
-	return f.FileIO.Create(p)
+	w, err := f.FileIO.Create(p)
+	f.mu.Lock()
+	hook := f.created
+	f.mu.Unlock()
+	if err != nil || hook == nil {
+		return w, err
+	}
+	return hook(p, w), nil
 }
 
 func (f *faultyFS) Link(src, dst string) error {

@@ -83,7 +83,9 @@ type task struct {
 	syncs   *actors.Probe // SyncDone
 	stats   *actors.Probe // UploadStats
 	pid     *actor.PID    // the store actor
-	relay   *actor.PID    // what the test and the coordinator talk to
+	// fence, when set, is the store's StoreConfig.Fence, which closes it.
+	fence *barrier.StoreFence
+	relay *actor.PID // what the test and the coordinator talk to
 	// deaf drops the coordinator's notifications to the store (a lost
 	// Complete or Aborted).
 	deaf atomic.Bool
@@ -301,7 +303,11 @@ func (j *job) stop() {
 	}
 	j.sys.Close()
 	for _, tk := range j.tasks {
-		tk.backend.Close()
+		if tk.fence != nil {
+			tk.fence.Close(tk.backend.Close)
+		} else {
+			tk.backend.Close()
+		}
 	}
 	for _, r := range j.restored {
 		r.Close()

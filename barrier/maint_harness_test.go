@@ -146,7 +146,7 @@ func startMaintJob(t testing.TB, blobs *memBlobs, fs *faultyFS, root string, cfg
 				t.Fatal(err)
 			}
 		}
-		tk.backend = pb
+		tk.backend, tk.fence = pb, barrier.NewStoreFence()
 		j.backends = append(j.backends, pb)
 		tk.store = subtask.NewStore(pb)
 		vl := valueLayout
@@ -169,7 +169,7 @@ func startMaintJob(t testing.TB, blobs *memBlobs, fs *faultyFS, root string, cfg
 		tk.pid, err = sys.Spawn(fmt.Sprintf("store-%d", i), barrier.NewStoreActor(sys, barrier.StoreConfig{
 			Operator: opID, Subtask: i, KeyGroups: tk.kg, WorkDir: tk.workDir, FileIO: fs,
 			Uploader: j.uploader, Coordinator: j.coord, History: history, Stats: tk.stats.PID(),
-			Maintenance: maint, Backpressure: cfg.backpressure,
+			Maintenance: maint, Backpressure: cfg.backpressure, Fence: tk.fence,
 		}))
 		if err != nil {
 			t.Fatal(err)

@@ -91,6 +91,11 @@ type StoreConfig struct {
 	Backpressure *actor.PID
 	// Stats, when set, receives *UploadStats of every upload handed off.
 	Stats *actor.PID
+	// Fence, when set, is shared with whoever closes the store: the
+	// actor's executor jobs use the store only while it is open, and its
+	// close waits for the ones running. Without one, the store must be
+	// closed only once the system's executor is idle.
+	Fence *StoreFence
 }
 
 // StoreActor takes the checkpoints of one operator subtask's store. At
@@ -326,10 +331,14 @@ func (s *StoreActor) barrier(b *Barrier) {
 		s.paimonBarrier(sy)
 		return
 	}
-	store, fio, id, dir := b.Store, s.cfg.FileIO, b.ID, sy.chkDir
+	store, fio, id, dir, fence := b.Store, s.cfg.FileIO, b.ID, sy.chkDir, s.cfg.Fence
 	s.sys.Executor().Submit(s.ctx.Self(), func() any {
-		tables, err := flushStore(store, backend, id, dir, fio)
-		return &storeFlushed{id: id, tables: tables, err: err}
+		m := &storeFlushed{id: id}
+		m.err = fence.use(func() (err error) {
+			m.tables, err = flushStore(store, backend, id, dir, fio)
+			return err
+		})
+		return m
 	})
 }
 

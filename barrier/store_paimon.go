@@ -165,17 +165,19 @@ func (s *StoreActor) paimonFreeze() {
 			pins = prev.pins()
 		}
 	}
-	store, id, pb := sy.barrier.Store, sy.barrier.ID, s.paimonBackend
+	store, id, pb, fence := sy.barrier.Store, sy.barrier.ID, s.paimonBackend, s.cfg.Fence
 	s.sys.Executor().Submit(s.ctx.Self(), func() any {
 		m := &paimonFrozen{id: id}
-		if f != nil {
-			m.releaseErr = store.Release(f, ok, pins)
-			m.released = true
-		}
-		m.frozen, m.err = store.Freeze(int64(id))
-		if m.err == nil {
-			m.tables = tableRefs(pb, m.frozen.Tables())
-		}
+		m.err = fence.use(func() (err error) {
+			if f != nil {
+				m.releaseErr = store.Release(f, ok, pins)
+				m.released = true
+			}
+			if m.frozen, err = store.Freeze(int64(id)); err == nil {
+				m.tables = tableRefs(pb, m.frozen.Tables())
+			}
+			return err
+		})
 		return m
 	})
 }
@@ -248,10 +250,14 @@ func (s *StoreActor) paimonFrozen(m *paimonFrozen) {
 		done.Err = ErrCheckpointAborted
 	}
 	s.ctx.Send(b.ReplyTo, done)
-	f, id := m.frozen, b.ID
+	f, id, fence := m.frozen, b.ID, s.cfg.Fence
 	s.sys.Executor().Submit(s.ctx.Self(), func() any {
-		cp, err := f.Commit()
-		return &paimonCommitted{id: id, cp: cp, err: err}
+		m := &paimonCommitted{id: id}
+		m.err = fence.use(func() (err error) {
+			m.cp, err = f.Commit()
+			return err
+		})
+		return m
 	})
 }
 
@@ -454,17 +460,19 @@ func (s *StoreActor) paimonList(p *paimonPhase) {
 		rounds = append(rounds, round{t.name, s.paimonTables[t.name].tbl, t.round})
 	}
 	p.jobOut = true
-	id := p.barrier.ID
+	id, fence := p.barrier.ID, s.cfg.Fence
 	s.sys.Executor().Submit(s.ctx.Self(), func() any {
 		m := &paimonPrepared{id: id, meta: map[string][]table.MetaFile{}}
-		for _, r := range rounds {
-			meta, err := r.tbl.SnapshotMetaFiles(r.round)
-			if err != nil {
-				m.err = fmt.Errorf("table %q: %w", r.name, err)
-				return m
+		m.err = fence.use(func() error {
+			for _, r := range rounds {
+				meta, err := r.tbl.SnapshotMetaFiles(r.round)
+				if err != nil {
+					return fmt.Errorf("table %q: %w", r.name, err)
+				}
+				m.meta[r.name] = meta
 			}
-			m.meta[r.name] = meta
-		}
+			return nil
+		})
 		return m
 	})
 }
@@ -511,14 +519,16 @@ func (s *StoreActor) paimonLink(p *paimonPhase) {
 		links = append(links, [2]string{p.links[u.Source], u.Source})
 	}
 	p.jobOut = true
-	fio, id, dir := s.cfg.FileIO, p.barrier.ID, p.chkDir
+	fio, id, dir, fence := s.cfg.FileIO, p.barrier.ID, p.chkDir, s.cfg.Fence
 	s.sys.Executor().Submit(s.ctx.Self(), func() any {
-		for _, l := range links {
-			if err := fio.Link(l[0], l[1]); err != nil {
-				return &paimonLinked{id: id, err: fmt.Errorf("link %s into %s: %w", l[0], dir, err)}
+		return &paimonLinked{id: id, err: fence.use(func() error {
+			for _, l := range links {
+				if err := fio.Link(l[0], l[1]); err != nil {
+					return fmt.Errorf("link %s into %s: %w", l[0], dir, err)
+				}
 			}
-		}
-		return &paimonLinked{id: id}
+			return nil
+		})}
 	})
 }
 

@@ -209,6 +209,7 @@ func (j *jobActor) prepared(ctx actor.Context, m *prepared) {
 	j.env.starts = m.starts
 	for _, t := range p.tasks {
 		st := m.starts[t.global]
+		st.fence = barrier.NewStoreFence()
 		pid, err := sys.SpawnChild(ctx, t.id.String(), j.producer(t))
 		if err != nil {
 			j.failRun(fmt.Errorf("spawn %s: %w", t.id, err))
@@ -217,7 +218,7 @@ func (j *jobActor) prepared(ctx actor.Context, m *prepared) {
 		store, err := sys.SpawnChild(ctx, "store-"+t.id.String(), barrier.NewStoreActor(sys, barrier.StoreConfig{
 			Operator: t.node.name, Subtask: t.id.Subtask, KeyGroups: t.keyGroups, WorkDir: st.dirs.work, FileIO: j.env.fio,
 			Uploader: j.upload, Coordinator: j.coord, History: st.history,
-			Maintenance: j.env.opts.Backend.maintenance(), Backpressure: ctx.Self(), Stats: ctx.Self(),
+			Maintenance: j.env.opts.Backend.maintenance(), Backpressure: ctx.Self(), Stats: ctx.Self(), Fence: st.fence,
 		}))
 		if err != nil {
 			j.failRun(fmt.Errorf("spawn store actor of %s: %w", t.id, err))

@@ -28,6 +28,9 @@ type taskStart struct {
 	restored *barrier.RestoredStore
 	history  *barrier.History
 	restore  *taskRestore // nil: the operator starts fresh
+	// fence closes backend once no executor job of the task's Store actor
+	// uses it (the job spawns the Store actor with it).
+	fence *barrier.StoreFence
 }
 
 // runPrep is what a run needs before its tasks start.

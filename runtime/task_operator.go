@@ -34,10 +34,12 @@ func (t *operatorTask) Receive(ctx actor.Context) {
 	switch m := ctx.Message().(type) {
 	case *actor.Started, *actor.Stopping, *actor.Restarting:
 	case *actor.Stopped:
-		// A store lent to a sync phase that the stop cut short may still be
-		// in use by its Store actor's flush: it is left to the process.
-		if t.store != nil && !t.in.paused {
-			err = t.store.Backend().Close()
+		// The Store actor may still have a job on the store (a flush or
+		// freeze the stop cut short, a paimon commit after SyncDone): the
+		// fence closes the store once the running ones end and refuses
+		// the rest.
+		if t.store != nil {
+			err = t.start().fence.Close(t.store.Backend().Close)
 		}
 	case *wireMsg:
 		err = t.setup(ctx.Self(), m)
