@@ -36,6 +36,12 @@
 // the commit and the rounds and cancels only the upload; Drain waits for
 // the whole phase. Upload counts go to StoreConfig.Stats as UploadStats.
 //
+// A Store actor's state is not rebuilt after a panic: one that its
+// supervisor restarts stops at once, and the job fails over to its last
+// completed checkpoint. Whoever closes a subtask's store shares a
+// StoreFence with its Store actor, so that the store closes only once no
+// executor job of the actor uses it and later jobs are refused.
+//
 // The rules follow Flink's incremental checkpoints: a checkpoint references
 // (by placeholder) only files that a registered checkpoint uploaded; a
 // re-upload of a confirmed file is discarded in favour of the confirmed copy;
