@@ -150,30 +150,52 @@ func addFloats[T ~float32 | ~float64](s *colStats, vs []T, col arrow.Array) {
 // chunkStatsType reports whether the writer takes a column's stats from
 // the column chunk statistics parquet-go folds from its page bounds rather
 // than comparing every value a second time: strings and bytes (unsigned
-// byte order) and the integer types (signed order, as parquet's INT32 and
-// INT64). Floats (NaN, signed zeros), booleans, decimals and timestamps
-// are compared by the writer.
+// byte order), the integer types and timestamps stored as INT64 in their
+// Arrow unit (precision up to 6), all in signed order as parquet's INT32
+// and INT64. Floats (NaN, signed zeros), booleans, decimals and INT96
+// timestamps are compared by the writer.
 func chunkStatsType(t DataType) bool {
 	switch t.Root {
 	case TypeString, TypeBytes, TypeTinyInt, TypeSmallInt, TypeInt, TypeDate, TypeBigInt:
 		return true
+	case TypeTimestamp:
+		return t.Precision <= 6
 	}
 	return false
 }
 
 // foldChunk folds the min and max of a column chunk's statistics, which
 // parquet encodes PLAIN: the bytes of a string or bytes value, a
-// little-endian INT32 or INT64 of an integer.
+// little-endian INT32 or INT64 of an integer or a timestamp.
 func (s *colStats) foldChunk(lo, hi []byte) {
 	switch s.t.Root {
 	case TypeString, TypeBytes:
 		s.foldBytes(lo, hi)
 	case TypeBigInt:
 		s.foldInts(int64(binary.LittleEndian.Uint64(lo[:8])), int64(binary.LittleEndian.Uint64(hi[:8])))
+	case TypeTimestamp:
+		s.foldTimestamps(int64(binary.LittleEndian.Uint64(lo[:8])), int64(binary.LittleEndian.Uint64(hi[:8])))
 	default:
 		s.foldInts(int64(int32(binary.LittleEndian.Uint32(lo[:4]))), int64(int32(binary.LittleEndian.Uint32(hi[:4]))))
 	}
 }
+
+// foldTimestamps folds timestamps given in the Arrow unit of the column's
+// precision.
+func (s *colStats) foldTimestamps(lo, hi int64) {
+	unit := timestampUnit(s.t.Precision)
+	ms, ns := splitTimestamp(lo, unit)
+	if d := (Datum{Int: ms, Nanos: ns}); !s.has || timestampBefore(d, s.min) {
+		s.min = d
+	}
+	ms, ns = splitTimestamp(hi, unit)
+	if d := (Datum{Int: ms, Nanos: ns}); !s.has || timestampBefore(s.max, d) {
+		s.max = d
+	}
+	s.has = true
+}
+
+func timestampBefore(a, b Datum) bool { return a.Int < b.Int || a.Int == b.Int && a.Nanos < b.Nanos }
 
 func (s *colStats) foldBytes(lo, hi []byte) {
 	if !s.has || bytes.Compare(lo, s.min.Bytes) < 0 {
