@@ -122,7 +122,7 @@ func parquetNode(t DataType, id int) (parquet.Node, error) {
 	default:
 		return nil, fmt.Errorf("unsupported type %s", t)
 	}
-	n = plain(n)
+	n = plain(boundsOnceNode{n})
 	if t.Nullable {
 		n = parquet.Optional(n)
 	} else {
