@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"sync/atomic"
 
+	"github.com/apache/arrow-go/v18/arrow"
+
 	"github.com/lakestate/lakestate/table"
 )
 
@@ -50,6 +52,12 @@ type frozenPart interface {
 	// calls it on its goroutine: it reads only the frozen buffer, which
 	// nothing changes any more.
 	mutations() []mutation
+}
+
+// recordPart is a frozenPart whose commit builds its record straight from
+// the frozen buffer, without its rows: nil for no rows.
+type recordPart interface {
+	record(c *paimonCodec) (arrow.Record, []table.ValueKind, error)
 }
 
 // rowsNow builds the table's rows unless they are.
@@ -146,21 +154,51 @@ func (f *FrozenFlush) Commit() (Checkpoint, error) {
 	cp := Checkpoint{ID: f.id}
 	for i := range f.tables {
 		ft := &f.tables[i]
-		rows := ft.rowsNow()
-		tc := tableCheckpoint(tableWrite{layout: ft.layout, rows: rows})
+		tc, id, err := ft.commit(f.now)
+		if err != nil {
+			f.phase.Store(int32(phaseFailed))
+			return Checkpoint{}, fmt.Errorf("commit of checkpoint %d: %w", f.id, err)
+		}
 		tc.Snapshot = ft.snapshot
-		if len(rows) > 0 {
-			id, err := ft.base.commitRows(rows, f.now)
-			if err != nil {
-				f.phase.Store(int32(phaseFailed))
-				return Checkpoint{}, fmt.Errorf("commit of checkpoint %d: %w", f.id, err)
-			}
+		if tc.Committed {
 			tc.Snapshot, ft.committed = id, id
 		}
 		cp.Tables = append(cp.Tables, tc)
 	}
 	f.phase.Store(int32(phaseCommitted))
 	return cp, nil
+}
+
+// commit writes the table's rows, if any, and returns their counts and
+// the snapshot committed. A part that builds its record itself does, unless
+// its rows were built (a failed flush folded in at the freeze).
+func (ft *frozenTable) commit(now int64) (TableCheckpoint, int64, error) {
+	p, ok := ft.part.(recordPart)
+	if !ok || ft.built {
+		rows := ft.rowsNow()
+		tc := tableCheckpoint(tableWrite{layout: ft.layout, rows: rows})
+		if len(rows) == 0 {
+			return tc, 0, nil
+		}
+		id, err := ft.base.commitRows(rows, now)
+		return tc, id, err
+	}
+	tc := TableCheckpoint{Name: ft.layout.Name}
+	rec, kinds, err := p.record(ft.base.writer)
+	if err != nil || rec == nil {
+		return tc, 0, err
+	}
+	defer rec.Release()
+	for _, k := range kinds {
+		if k == table.KindDelete {
+			tc.Tombstones++
+		} else {
+			tc.Upserts++
+		}
+	}
+	tc.Committed = true
+	id, err := ft.base.commitRecord(rec, kinds, now)
+	return tc, id, err
 }
 
 func (p frozenPhase) String() string {

@@ -1,5 +1,11 @@
 package subtask
 
+import (
+	"github.com/apache/arrow-go/v18/arrow"
+
+	"github.com/lakestate/lakestate/table"
+)
+
 // frozenMap is a map state's part of a frozen flush: the buffer of the
 // interval itself, every live handle a written key holding all its entries
 // and the image they replace. A read takes a key's entries from it before
@@ -13,6 +19,17 @@ type frozenMap struct {
 }
 
 func (f *frozenMap) mutations() []mutation { return f.flush.rows(&f.buf, f.l) }
+
+// record builds the record of the part's rows without building them
+// (nil for none): see paimonCodec.writeMapRecord.
+func (f *frozenMap) record(c *paimonCodec) (arrow.Record, []table.ValueKind, error) {
+	rows := f.flush.entryRows(&f.buf, f.l)
+	defer f.flush.releaseRefs() // keep no entry alive
+	if len(rows) == 0 {
+		return nil, nil, nil
+	}
+	return c.writeMapRecord(rows, f.buf.keys)
+}
 
 // lookup returns every entry of a written key.
 func (f *frozenMap) lookup(key string) ([]mapEntry, bool) {

@@ -396,6 +396,17 @@ type mapFlush struct {
 	out   []mutation // the rows of the last flush
 	keys  []byte     // their keys, before they become one string
 	ends  []int      // end of each row's key in keys
+	// byRef: the diff emits refs (entryRows) instead of out.
+	byRef bool
+	refs  []mapRow
+}
+
+// mapRow is a row of a map flush by reference: its entry (a tombstone's is
+// the image's) and the slot of its key, in a buffer that no longer changes.
+type mapRow struct {
+	e      *mapEntry
+	slot   int32
+	delete bool
 }
 
 // rows diffs every written key of buf against its image. Only the written
@@ -403,22 +414,9 @@ type mapFlush struct {
 // prefixes are self-delimiting, so every row of a smaller key sorts before
 // every row of a larger one. The rows' keys share one string.
 func (f *mapFlush) rows(buf *arena[*MapEntries], l *layout) []mutation {
-	f.order = f.order[:0]
-	for i, me := range buf.slots {
-		if buf.live(int32(i)) && me.dirty {
-			f.order = append(f.order, int32(i))
-		}
-	}
-	sortSlotsByKey(f.order, buf.keys)
 	clear(f.out) // rows of a flush that failed
 	f.out, f.keys, f.ends = f.out[:0], f.keys[:0], f.ends[:0]
-	for _, at := range f.order {
-		if me := buf.slots[at]; me.whole {
-			f.diffAll(buf.keys[at], me, l)
-		} else {
-			f.diffTouched(buf.keys[at], me, l)
-		}
-	}
+	f.diff(buf, l)
 	all := string(f.keys)
 	from := 0
 	for i, end := range f.ends {
@@ -428,7 +426,47 @@ func (f *mapFlush) rows(buf *arena[*MapEntries], l *layout) []mutation {
 	return f.out
 }
 
-func (f *mapFlush) emit(prefix string, e *mapEntry, delete bool, l *layout) {
+// entryRows is the rows of rows, in the same order, by reference: a writer
+// takes each row's key and values from buf (paimonCodec.writeMapRecord),
+// with no key put together nor any entry key's bytes read. buf must not
+// change while they are in use; releaseRefs lets them go.
+func (f *mapFlush) entryRows(buf *arena[*MapEntries], l *layout) []mapRow {
+	f.releaseRefs()
+	f.byRef = true
+	f.diff(buf, l)
+	f.byRef = false
+	return f.refs
+}
+
+// releaseRefs drops the rows entryRows returned, keeping their storage.
+func (f *mapFlush) releaseRefs() {
+	clear(f.refs)
+	f.refs = f.refs[:0]
+}
+
+// diff emits the rows of every written key of buf in key order.
+func (f *mapFlush) diff(buf *arena[*MapEntries], l *layout) {
+	f.order = f.order[:0]
+	for i, me := range buf.slots {
+		if buf.live(int32(i)) && me.dirty {
+			f.order = append(f.order, int32(i))
+		}
+	}
+	sortSlotsByKey(f.order, buf.keys)
+	for _, at := range f.order {
+		if me := buf.slots[at]; me.whole {
+			f.diffAll(buf.keys[at], at, me, l)
+		} else {
+			f.diffTouched(buf.keys[at], at, me, l)
+		}
+	}
+}
+
+func (f *mapFlush) emit(prefix string, at int32, e *mapEntry, delete bool, l *layout) {
+	if f.byRef {
+		f.refs = append(f.refs, mapRow{e: e, slot: at, delete: delete})
+		return
+	}
 	f.keys = append(append(f.keys, prefix...), e.sub...)
 	f.ends = append(f.ends, len(f.keys))
 	if delete {
@@ -439,19 +477,19 @@ func (f *mapFlush) emit(prefix string, e *mapEntry, delete bool, l *layout) {
 }
 
 // diffAll emits the rows of every entry that differs from the image.
-func (f *mapFlush) diffAll(prefix string, me *MapEntries, l *layout) {
+func (f *mapFlush) diffAll(prefix string, at int32, me *MapEntries, l *layout) {
 	a, b := me.entries, me.image
 	for len(a) > 0 || len(b) > 0 {
 		switch {
 		case len(b) == 0 || (len(a) > 0 && a[0].sub < b[0].sub):
-			f.emit(prefix, &a[0], false, l)
+			f.emit(prefix, at, &a[0], false, l)
 			a = a[1:]
 		case len(a) == 0 || b[0].sub < a[0].sub:
-			f.emit(prefix, &b[0], true, l)
+			f.emit(prefix, at, &b[0], true, l)
 			b = b[1:]
 		default:
 			if a[0].ts != b[0].ts || !a[0].value.Equal(b[0].value) {
-				f.emit(prefix, &a[0], false, l)
+				f.emit(prefix, at, &a[0], false, l)
 			}
 			a, b = a[1:], b[1:]
 		}
@@ -460,7 +498,7 @@ func (f *mapFlush) diffAll(prefix string, me *MapEntries, l *layout) {
 
 // diffTouched emits the rows of the touched entries that differ from the
 // image: the others are the image's.
-func (f *mapFlush) diffTouched(prefix string, me *MapEntries, l *layout) {
+func (f *mapFlush) diffTouched(prefix string, at int32, me *MapEntries, l *layout) {
 	f.subs = append(f.subs[:0], me.touched...)
 	slices.Sort(f.subs)
 	for i, sub := range f.subs {
@@ -471,9 +509,9 @@ func (f *mapFlush) diffTouched(prefix string, me *MapEntries, l *layout) {
 		b, inB := findEntry(me.image, sub)
 		switch {
 		case inA && (!inB || me.entries[a].ts != me.image[b].ts || !me.entries[a].value.Equal(me.image[b].value)):
-			f.emit(prefix, &me.entries[a], false, l)
+			f.emit(prefix, at, &me.entries[a], false, l)
 		case !inA && inB:
-			f.emit(prefix, &me.image[b], true, l)
+			f.emit(prefix, at, &me.image[b], true, l)
 		}
 	}
 	clear(f.subs) // keep no key alive

@@ -8,6 +8,8 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/apache/arrow-go/v18/arrow"
+
 	"github.com/lakestate/lakestate/table"
 )
 
@@ -273,6 +275,12 @@ func (t *paimonTable) commitRows(rows []mutation, nowMillis int64) (int64, error
 		return 0, err
 	}
 	defer rec.Release()
+	return t.commitRecord(rec, kinds, nowMillis)
+}
+
+// commitRecord commits the record of a flush (its rows sorted, at most one
+// per key) as one APPEND snapshot and returns it; see commitRows.
+func (t *paimonTable) commitRecord(rec arrow.Record, kinds []table.ValueKind, nowMillis int64) (int64, error) {
 	res, err := t.t.WriteAndCommit(rec, kinds, table.CommitInfo{User: t.b.opts.CommitUser, Identifier: t.nextIdent, TimeMillis: nowMillis})
 	if err != nil {
 		return 0, fmt.Errorf("paimon backend: table %q: commit of %d rows: %w", t.l.Name, rec.NumRows(), err)

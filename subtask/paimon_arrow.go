@@ -120,14 +120,8 @@ func (c *paimonCodec) keyRecord(keys []string) (arrow.Record, error) {
 // each), each datum stored at its place in its column's buffers, sized for
 // the flush at once.
 func (c *paimonCodec) writeRecord(rows []mutation) (arrow.Record, []table.ValueKind, error) {
-	if c.write == nil {
-		for _, f := range c.schema.Fields() {
-			col, err := newFlushColumn(f.Type)
-			if err != nil {
-				return nil, nil, fmt.Errorf("state %q column %q: %w", c.l.Name, f.Name, err)
-			}
-			c.write = append(c.write, col)
-		}
+	if err := c.startWrite(); err != nil {
+		return nil, nil, err
 	}
 	c.startColumns(rows)
 	if err := c.writeKeys(rows); err != nil {
@@ -153,20 +147,127 @@ func (c *paimonCodec) writeRecord(rows []mutation) (arrow.Record, []table.ValueK
 			vals[j].set(i, &m.vals[j])
 		}
 	}
+	rec, err := c.finishWrite(len(rows))
+	return rec, kinds, err
+}
+
+// writeMapRecord builds the record writeRecord builds of a map flush's rows,
+// from the rows by reference (mapFlush.entryRows) over the keys of their
+// buffer. A row's key columns come from its key's encoding and its entry's
+// key datums, its values from its entry, all in one visit: the entry key's
+// datums sit in the row the operator put (a join's entry key is a slice of
+// its row's values), where its encoded bytes would cost a visit of their
+// own, and the rows' keys are never put together.
+func (c *paimonCodec) writeMapRecord(rows []mapRow, keys []string) (arrow.Record, []table.ValueKind, error) {
+	if err := c.startWrite(); err != nil {
+		return nil, nil, err
+	}
+	nPrefix := c.l.prefixCols()
+	keyBytes := 0
+	for j := range c.write[:c.nPK] {
+		if c.write[j].kind == columnBytes {
+			for i := range rows {
+				keyBytes += len(keys[rows[i].slot]) + len(rows[i].e.sub)
+			}
+			break
+		}
+	}
+	for j := range c.write {
+		c.write[j].start(len(rows), keyBytes, j < c.nPK)
+	}
+	prefixCols, subCols, vals := c.write[:nPrefix], c.write[nPrefix:c.nPK], c.write[c.nPK:]
+	nValue, withTs := len(c.l.Value), c.l.hasTTL()
+	kinds := make([]table.ValueKind, len(rows))
+	prev, prevSlot := "", int32(-1)
+	for i := range rows {
+		r := &rows[i]
+		prefix := keys[r.slot]
+		// Rows come in key order: each key's rows together, the keys
+		// ascending (a key's entries are kept sorted by its handle).
+		if r.slot != prevSlot {
+			if prefix <= prev {
+				return nil, nil, fmt.Errorf("state %q: flush row %d: key prefix %q after %q", c.l.Name, i, prefix, prev)
+			}
+			prev, prevSlot = prefix, r.slot
+		}
+		off := 0
+		for j := range prefixCols {
+			n, err := prefixCols[j].setKey(i, prefix[off:])
+			if err != nil {
+				return nil, nil, fmt.Errorf("state %q: %w", c.l.Name, err)
+			}
+			off += n
+		}
+		if off != len(prefix) {
+			return nil, nil, fmt.Errorf("state %q: %d trailing bytes after a key prefix", c.l.Name, len(prefix)-off)
+		}
+		e := r.e
+		if len(e.subRow) != len(subCols) {
+			return nil, nil, fmt.Errorf("state %q: flush row has %d entry key columns, table %d", c.l.Name, len(e.subRow), len(subCols))
+		}
+		for j := range subCols {
+			if err := subCols[j].setKeyDatum(i, &e.subRow[j]); err != nil {
+				return nil, nil, fmt.Errorf("state %q: %w", c.l.Name, err)
+			}
+		}
+		if r.delete {
+			kinds[i] = table.KindDelete
+			for j := range vals {
+				vals[j].set(i, &Null)
+			}
+			continue
+		}
+		if len(e.value) != nValue {
+			return nil, nil, fmt.Errorf("state %q: flush row has %d values, table %d", c.l.Name, len(e.value), nValue)
+		}
+		kinds[i] = table.KindInsert
+		for j := range e.value {
+			vals[j].set(i, &e.value[j])
+		}
+		if withTs {
+			ts := Null
+			if e.ts != noWriteTime {
+				ts = Int(e.ts)
+			}
+			vals[nValue].set(i, &ts)
+		}
+	}
+	rec, err := c.finishWrite(len(rows))
+	return rec, kinds, err
+}
+
+// startWrite makes the flush columns once.
+func (c *paimonCodec) startWrite() error {
+	if c.write != nil {
+		return nil
+	}
+	for _, f := range c.schema.Fields() {
+		col, err := newFlushColumn(f.Type)
+		if err != nil {
+			c.write = nil
+			return fmt.Errorf("state %q column %q: %w", c.l.Name, f.Name, err)
+		}
+		c.write = append(c.write, col)
+	}
+	return nil
+}
+
+// finishWrite hands the flush columns of n rows to a record.
+func (c *paimonCodec) finishWrite(n int) (arrow.Record, error) {
 	for j := range c.write {
 		if col := &c.write[j]; col.kind == columnBytes && col.end > math.MaxInt32 {
-			return nil, nil, fmt.Errorf("state %q column %q: %d bytes in one flush, Arrow strings hold at most %d", c.l.Name, c.cols[j].Name, col.end, math.MaxInt32)
+			return nil, fmt.Errorf("state %q column %q: %d bytes in one flush, Arrow strings hold at most %d", c.l.Name, c.cols[j].Name, col.end, math.MaxInt32)
 		}
 	}
 	cols := make([]arrow.Array, len(c.write))
 	for j := range c.write {
 		cols[j] = c.write[j].array()
 	}
-	rec := array.NewRecord(c.schema, cols, int64(len(rows)))
+	rec := array.NewRecord(c.schema, cols, int64(n))
 	for _, col := range cols {
 		col.Release()
 	}
-	return rec, kinds, nil
+	return rec, nil
 }
 
 // writeKeys decodes the encoded keys of a flush into the primary-key

@@ -5,6 +5,8 @@ import (
 	"math/rand/v2"
 	"testing"
 
+	"github.com/apache/arrow-go/v18/arrow"
+
 	"github.com/lakestate/lakestate/table"
 )
 
@@ -62,4 +64,62 @@ func BenchmarkWriteRecord(b *testing.B) {
 		})
 		_ = keep
 	}
+}
+
+// BenchmarkMapFlushRecord builds the record of a join side's frozen map
+// flush: 16K keys that got four new entries each (a BIGINT entry key, four
+// values of which one a string, the entry key a slice of its row as a join
+// puts it), rows allocated in random order among other objects. "rows"
+// builds the rows as mutations and their record (a flush's way), "entries"
+// the record straight from the entries (a frozen commit's way).
+func BenchmarkMapFlushRecord(b *testing.B) {
+	l, err := newLayout(Layout{Name: "m", Kind: KindMap,
+		Key: []Column{{Name: "k", Type: table.BigInt().NotNull()}},
+		Sub: []Column{{Name: "e", Type: table.BigInt().NotNull()}},
+		Value: []Column{{Name: "id", Type: table.BigInt()}, {Name: "price", Type: table.BigInt()},
+			{Name: "url", Type: table.String()}, {Name: "at", Type: table.BigInt()}}})
+	if err != nil {
+		b.Fatal(err)
+	}
+	const keys, perKey = 1 << 14, 4
+	buf := newArena[*MapEntries]()
+	rng := rand.New(rand.NewPCG(3, 4))
+	var keep [][]byte
+	for k := range int64(keys) {
+		me := &MapEntries{dirty: true, whole: true}
+		for e := range int64(perKey) {
+			keep = append(keep, make([]byte, 64+rng.IntN(1024)))
+			id := k*perKey + e
+			value := Row{Int(id), Int(id * 7), Str(fmt.Sprintf("https://example.com/item/%d", id)), Int(1_700_000_000_000 + id)}
+			me.entries = append(me.entries, mapEntry{sub: string(l.appendSub(nil, value[:1])), subRow: value[:1:1], value: value, ts: noWriteTime})
+		}
+		buf.slots[buf.add(string(l.AppendKey(nil, Key{Group: int32(rng.IntN(128)), Cols: Row{Int(rng.Int64())}})))] = me
+	}
+	for _, way := range []string{"rows", "entries"} {
+		b.Run(way, func(b *testing.B) {
+			c, err := newPaimonCodec(l)
+			if err != nil {
+				b.Fatal(err)
+			}
+			var f mapFlush
+			for b.Loop() {
+				var rec arrow.Record
+				if way == "rows" {
+					rec, _, err = c.writeRecord(f.rows(&buf, l))
+				} else {
+					rec, _, err = c.writeMapRecord(f.entryRows(&buf, l), buf.keys)
+					f.releaseRefs()
+				}
+				if err != nil {
+					b.Fatal(err)
+				}
+				if rec.NumRows() != keys*perKey {
+					b.Fatalf("%d rows", rec.NumRows())
+				}
+				rec.Release()
+			}
+			b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N*keys*perKey), "ns/row")
+		})
+	}
+	_ = keep
 }

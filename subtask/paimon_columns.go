@@ -201,6 +201,47 @@ func (c *flushColumn) setKey(i int, src string) (int, error) {
 	return w, nil
 }
 
+// setKeyDatum stores the datum of a primary-key column as value i, as
+// setKey stores its encoding (appendKeyDatum): a float's NaN as the
+// encoding's one NaN, a boolean's lowest bit. Values are set in order.
+func (c *flushColumn) setKeyDatum(i int, d *Datum) error {
+	if !d.set {
+		return fmt.Errorf("NULL in a key column of type %s", c.typ)
+	}
+	switch c.kind {
+	case columnBool:
+		if d.num&1 != 0 {
+			bitutil.SetBit(c.vals, i)
+		}
+	case columnInt8:
+		c.vals[i] = byte(d.num)
+	case columnInt16:
+		binary.LittleEndian.PutUint16(c.vals[2*i:], uint16(d.num))
+	case columnInt32:
+		binary.LittleEndian.PutUint32(c.vals[4*i:], uint32(d.num))
+	case columnInt64:
+		binary.LittleEndian.PutUint64(c.vals[8*i:], d.num)
+	case columnFloat32:
+		f := float32(d.Float())
+		if f != f {
+			f = float32(math.NaN())
+		}
+		binary.LittleEndian.PutUint32(c.vals[4*i:], math.Float32bits(f))
+	case columnFloat64:
+		f := d.Float()
+		if f != f {
+			f = math.NaN()
+		}
+		binary.LittleEndian.PutUint64(c.vals[8*i:], math.Float64bits(f))
+	case columnBytes:
+		c.setBytes(i, d.str)
+	case columnDecimal:
+		binary.LittleEndian.PutUint64(c.vals[16*i:], d.num)
+		binary.LittleEndian.PutUint64(c.vals[16*i+8:], uint64(d.hi))
+	}
+	return nil
+}
+
 // setKeyBytes decodes an escaped string key column into value i.
 func (c *flushColumn) setKeyBytes(i int, src string) (int, error) {
 	for at := 0; ; {

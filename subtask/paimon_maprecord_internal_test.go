@@ -1,0 +1,142 @@
+package subtask
+
+import (
+	"bytes"
+	"fmt"
+	"math"
+	"math/rand/v2"
+	"slices"
+	"testing"
+
+	"github.com/apache/arrow-go/v18/arrow"
+
+	"github.com/lakestate/lakestate/table"
+)
+
+// A frozen map's commit builds its record from the entries themselves
+// (writeMapRecord over entryRows); a flush builds it from the rows as
+// mutations (writeRecord over rows). Over random buffers of written keys
+// (entries put, changed, kept, deleted, cleared, diffed whole or by touched
+// entry), string keys with escaped bytes, NaN entry keys whose bits differ
+// from the encoding's one NaN, NULL values and write times, both must give
+// the same bytes in every buffer of every column, and the same kinds.
+func TestMapRecordFromEntriesMatchesRows(t *testing.T) {
+	for _, ttl := range []int64{0, 1000} {
+		t.Run(fmt.Sprintf("ttl=%d", ttl), func(t *testing.T) {
+			l, err := newLayout(Layout{Name: "m", Kind: KindMap, TTL: ttl,
+				Key: []Column{{Name: "k", Type: table.String().NotNull()}, {Name: "n", Type: table.BigInt().NotNull()}},
+				Sub: []Column{{Name: "e", Type: table.Bytes().NotNull()}, {Name: "f", Type: table.Float().NotNull()},
+					{Name: "g", Type: table.Double().NotNull()}, {Name: "b", Type: table.Boolean().NotNull()}},
+				Value: []Column{{Name: "v", Type: table.BigInt()}, {Name: "s", Type: table.String()}}})
+			if err != nil {
+				t.Fatal(err)
+			}
+			rng := rand.New(rand.NewPCG(8, uint64(ttl)))
+			strs := []string{"", "a", "a\x00", "a\x00b", "ab", "\x00", "\xff\x00"}
+			nan := math.Float64frombits(0x7FF0_0000_0000_0BAD) // a NaN that is not the encoding's
+			floats := []float64{0, 1.5, -2, nan, math.Inf(-1)}
+			entryOf := func() mapEntry {
+				sub := Row{Str(strs[rng.IntN(len(strs))]), Float(floats[rng.IntN(len(floats))]), Float(floats[rng.IntN(len(floats))]), Bool(rng.IntN(2) == 0)}
+				value := Row{Int(rng.Int64N(5)), Str(strs[rng.IntN(len(strs))])}
+				if rng.IntN(4) == 0 {
+					value[rng.IntN(2)] = Null
+				}
+				ts := noWriteTime
+				if ttl > 0 && rng.IntN(3) > 0 {
+					ts = rng.Int64N(3)
+				}
+				return mapEntry{sub: string(l.appendSub(nil, sub)), subRow: sub, value: value, ts: ts}
+			}
+			// sorted distinct entries
+			entriesOf := func(n int) []mapEntry {
+				var es []mapEntry
+				for range n {
+					e := entryOf()
+					if i, ok := findEntry(es, e.sub); !ok {
+						es = slices.Insert(es, i, e)
+					}
+				}
+				return es
+			}
+			for round := range 20 {
+				buf := newArena[*MapEntries]()
+				for k := range 60 {
+					me := &MapEntries{dirty: rng.IntN(5) > 0, image: entriesOf(rng.IntN(20))}
+					me.entries = slices.Clone(me.image)
+					for range rng.IntN(10) {
+						e := entryOf()
+						i, ok := findEntry(me.entries, e.sub)
+						switch {
+						case ok && rng.IntN(2) == 0:
+							me.entries = slices.Delete(me.entries, i, i+1)
+						case ok:
+							me.entries[i].value, me.entries[i].ts = e.value, e.ts
+						default:
+							me.entries = slices.Insert(me.entries, i, e)
+						}
+						me.touched = append(me.touched, e.sub)
+					}
+					if rng.IntN(10) == 0 {
+						me.entries = nil
+						me.whole = true
+					}
+					me.whole = me.whole || rng.IntN(2) == 0
+					key := string(l.AppendKey(nil, Key{Group: int32(k % 3), Cols: Row{Str(strs[k%len(strs)]), Int(int64(k))}}))
+					buf.slots[buf.add(key)] = me
+				}
+				var byRows, byRef mapFlush
+				rows := byRows.rows(&buf, l)
+				refs := byRef.entryRows(&buf, l)
+				if len(rows) != len(refs) {
+					t.Fatalf("round %d: %d rows, %d by reference", round, len(rows), len(refs))
+				}
+				if len(rows) == 0 {
+					continue
+				}
+				c1 := must(newPaimonCodec(l))
+				c2 := must(newPaimonCodec(l))
+				want, wantKinds, err := c1.writeRecord(rows)
+				if err != nil {
+					t.Fatal(err)
+				}
+				got, gotKinds, err := c2.writeMapRecord(refs, buf.keys)
+				if err != nil {
+					t.Fatal(err)
+				}
+				if !slices.Equal(gotKinds, wantKinds) {
+					t.Fatalf("round %d: kinds %v, want %v", round, gotKinds, wantKinds)
+				}
+				for j := range want.Columns() {
+					sameColumn(t, fmt.Sprintf("round %d column %d", round, j), got.Column(j), want.Column(j))
+				}
+				want.Release()
+				got.Release()
+				byRef.releaseRefs()
+			}
+		})
+	}
+}
+
+func must[T any](v T, err error) T {
+	if err != nil {
+		panic(err)
+	}
+	return v
+}
+
+// sameColumn fails unless two columns hold the same bytes in every buffer.
+func sameColumn(t *testing.T, what string, got, want arrow.Array) {
+	t.Helper()
+	if got.Len() != want.Len() || got.NullN() != want.NullN() {
+		t.Fatalf("%s: %d rows, %d NULLs; want %d, %d", what, got.Len(), got.NullN(), want.Len(), want.NullN())
+	}
+	gb, wb := got.Data().Buffers(), want.Data().Buffers()
+	if len(gb) != len(wb) {
+		t.Fatalf("%s: %d buffers, want %d", what, len(gb), len(wb))
+	}
+	for k := range wb {
+		if (gb[k] == nil) != (wb[k] == nil) || gb[k] != nil && !bytes.Equal(gb[k].Bytes(), wb[k].Bytes()) {
+			t.Fatalf("%s buffer %d differs", what, k)
+		}
+	}
+}
