@@ -62,6 +62,17 @@ func fillFromTemplate(vs []parquet.Value, a arrow.Array, col, lo, hi int) bool {
 		fillWords(vs, parquet.Int64Value(0).Level(0, 1, col), c.Int64Values()[lo:hi])
 	case *array.Int32:
 		fillWords(vs, parquet.Int32Value(0).Level(0, 1, col), c.Int32Values()[lo:hi])
+	case *array.Int16:
+		fillWords(vs, parquet.Int32Value(0).Level(0, 1, col), c.Int16Values()[lo:hi])
+	case *array.Int8:
+		fillWords(vs, parquet.Int32Value(0).Level(0, 1, col), c.Int8Values()[lo:hi])
+	case *array.Date32:
+		fillWords(vs, parquet.Int32Value(0).Level(0, 1, col), c.Date32Values()[lo:hi])
+	case *array.Timestamp:
+		if !int64Timestamps(c) {
+			return false
+		}
+		fillWords(vs, parquet.Int64Value(0).Level(0, 1, col), c.TimestampValues()[lo:hi])
 	case *array.Float64:
 		fillDoubleWords(vs, parquet.DoubleValue(0).Level(0, 1, col), c.Float64Values()[lo:hi])
 	case *array.String:
@@ -76,9 +87,17 @@ func fillFromTemplate(vs []parquet.Value, a arrow.Array, col, lo, hi int) bool {
 	return true
 }
 
+// int64Timestamps reports whether a timestamp column's values are written
+// as parquet INT64 in their own unit (precision up to 6: milliseconds or
+// microseconds); nanoseconds are written as INT96.
+func int64Timestamps(c *array.Timestamp) bool {
+	return c.DataType().(*arrow.TimestampType).Unit != arrow.Nanosecond
+}
+
 // fillWords sets vs[i] to the template with data word u64 = src[i]
-// (sign-extended as parquet-go's constructors do).
-func fillWords[T int32 | int64](vs []parquet.Value, tmpl parquet.Value, src []T) {
+// (sign-extended as parquet-go's constructors do: an INT32 of a narrower
+// integer holds the same sign-extended word).
+func fillWords[T ~int8 | ~int16 | ~int32 | ~int64](vs []parquet.Value, tmpl parquet.Value, src []T) {
 	vs = vs[:len(src)]
 	for i, x := range src {
 		vs[i] = tmpl

@@ -423,6 +423,20 @@ func (w *DataFileWriter) columnValues(a arrow.Array, t DataType, col, lo, hi int
 		for i, v := range c.Int32Values()[lo:hi] {
 			vs[i] = parquet.Int32Value(v)
 		}
+	case *array.Date32:
+		for i, v := range c.Date32Values()[lo:hi] {
+			vs[i] = parquet.Int32Value(int32(v))
+		}
+	case *array.Timestamp:
+		if !int64Timestamps(c) {
+			for i := lo; i < hi; i++ {
+				vs[i-lo] = parquetValue(a, i, t)
+			}
+			break
+		}
+		for i, v := range c.TimestampValues()[lo:hi] {
+			vs[i] = parquet.Int64Value(int64(v))
+		}
 	case *array.Float64:
 		for i, v := range c.Float64Values()[lo:hi] {
 			vs[i] = parquet.DoubleValue(v)
