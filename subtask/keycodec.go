@@ -42,7 +42,7 @@ func (l *Layout) AppendKey(dst []byte, k Key) []byte {
 	if len(k.Cols) != len(l.Key) {
 		panic(fmt.Sprintf("subtask: state %q: key has %d columns, layout %d", l.Name, len(k.Cols), len(l.Key)))
 	}
-	dst = appendKeyDatum(dst, table.Int(), Int(int64(k.Group)))
+	dst = binary.BigEndian.AppendUint32(dst, uint32(k.Group)^0x80000000) // as appendKeyDatum encodes an INT
 	for i, c := range l.Key {
 		dst = appendKeyDatum(dst, c.Type, k.Cols[i])
 	}
