@@ -37,6 +37,7 @@ func checkValueWords() bool {
 		{withWords(parquet.Int64Value(0).Level(0, 1, 7), nil, 0x8102030405060708), parquet.Int64Value(-0x7efdfcfbfaf9f8f8).Level(0, 1, 7)},
 		{withWords(parquet.Int32Value(0).Level(0, 1, 3), nil, 1<<64-5), parquet.Int32Value(-5).Level(0, 1, 3)},
 		{withWords(parquet.DoubleValue(0).Level(0, 1, 2), nil, math.Float64bits(-1.5)), parquet.DoubleValue(-1.5).Level(0, 1, 2)},
+		{withWords(parquet.FloatValue(0).Level(0, 1, 4), nil, uint64(math.Float32bits(-2.5))), parquet.FloatValue(-2.5).Level(0, 1, 4)},
 		{withWords(parquet.ByteArrayValue(nil).Level(0, 1, 9), &b[1], 3), parquet.ByteArrayValue(b[1:4]).Level(0, 1, 9)},
 	} {
 		if c.got != c.want {
@@ -75,6 +76,8 @@ func fillFromTemplate(vs []parquet.Value, a arrow.Array, col, lo, hi int) bool {
 		fillWords(vs, parquet.Int64Value(0).Level(0, 1, col), c.TimestampValues()[lo:hi])
 	case *array.Float64:
 		fillDoubleWords(vs, parquet.DoubleValue(0).Level(0, 1, col), c.Float64Values()[lo:hi])
+	case *array.Float32:
+		fillFloatWords(vs, parquet.FloatValue(0).Level(0, 1, col), c.Float32Values()[lo:hi])
 	case *array.String:
 		offs := c.ValueOffsets()
 		fillByteArrayWords(vs, parquet.ByteArrayValue(nil).Level(0, 1, col), c.ValueBytes(), offs[lo:hi+1], offs[0])
@@ -110,6 +113,14 @@ func fillDoubleWords(vs []parquet.Value, tmpl parquet.Value, src []float64) {
 	for i, x := range src {
 		vs[i] = tmpl
 		(*valueWords)(unsafe.Pointer(&vs[i])).u64 = math.Float64bits(x)
+	}
+}
+
+func fillFloatWords(vs []parquet.Value, tmpl parquet.Value, src []float32) {
+	vs = vs[:len(src)]
+	for i, x := range src {
+		vs[i] = tmpl
+		(*valueWords)(unsafe.Pointer(&vs[i])).u64 = uint64(math.Float32bits(x))
 	}
 }
 

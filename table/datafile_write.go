@@ -441,7 +441,17 @@ func (w *DataFileWriter) columnValues(a arrow.Array, t DataType, col, lo, hi int
 		for i, v := range c.Float64Values()[lo:hi] {
 			vs[i] = parquet.DoubleValue(v)
 		}
+	case *array.Float32:
+		for i, v := range c.Float32Values()[lo:hi] {
+			vs[i] = parquet.FloatValue(v)
+		}
 	case *array.String:
+		offs, data := c.ValueOffsets(), c.ValueBytes()
+		base := offs[0]
+		for i := lo; i < hi; i++ {
+			vs[i-lo] = parquet.ByteArrayValue(data[offs[i]-base : offs[i+1]-base])
+		}
+	case *array.Binary:
 		offs, data := c.ValueOffsets(), c.ValueBytes()
 		base := offs[0]
 		for i := lo; i < hi; i++ {

@@ -49,10 +49,10 @@ var goldenDataFiles = map[string]string{
 	"none/state-pages300":          "68f841602a787c93d23d723e",
 	"none/state-pages300-writes":   "8c062b799f3700fec17f9bdb",
 	"none/state-writes":            "6aff63e12d8bf5bce04b5fe7",
-	"none/wide":                    "f959f05c176aeffb1dfc1152",
-	"none/wide-sliced":             "18f4ddbe8c8cb1786a5fed60",
-	"none/wide-sliced-writes":      "6bdf9e34a2d0676a09d4ea07",
-	"none/wide-writes":             "0746c0dfbf5a677ad7ce852a",
+	"none/wide":                    "0cf5b076088668b75138d29c",
+	"none/wide-sliced":             "d0a4472b492217a27205e231",
+	"none/wide-sliced-writes":      "a812b3cc784a1caf1cc7c38f",
+	"none/wide-writes":             "e2cec0e528bab28af1d30d79",
 	"snappy/bench":                 "afa2a4218bc3185048c4b467",
 	"snappy/bench-writes":          "16ce7dcd1bc1e563aa904d68",
 	"snappy/compact-0":             "9b9c0b3e867d169248e55da8",
@@ -65,10 +65,10 @@ var goldenDataFiles = map[string]string{
 	"snappy/state-pages300":        "586ca4f49e06053ef6d234a6",
 	"snappy/state-pages300-writes": "212974043b8c8ce3e7fcda08",
 	"snappy/state-writes":          "3120e1c77565ce9d6838a102",
-	"snappy/wide":                  "f178bf2660a4794f7ddbd514",
-	"snappy/wide-sliced":           "e07a8c372568e3a07e30d978",
-	"snappy/wide-sliced-writes":    "57770caaec96411b1b6539ff",
-	"snappy/wide-writes":           "d71512b1e472d1576f457228",
+	"snappy/wide":                  "efc2fd2c99b75bcf0cb3def7",
+	"snappy/wide-sliced":           "c20880c48f670e2b9d9ccb98",
+	"snappy/wide-sliced-writes":    "19527743711980c8c3464608",
+	"snappy/wide-writes":           "c33fa3e420f3e225d7327171",
 }
 
 func TestDataFileBytesAreUnchanged(t *testing.T) {
@@ -245,8 +245,11 @@ func goldenWideSchema() *Schema {
 			{ID: 10, Name: "sn", Type: String().NotNull()},
 			{ID: 11, Name: "ts3", Type: Timestamp(3)},
 			{ID: 12, Name: "ts6", Type: Timestamp(6).NotNull()},
+			{ID: 13, Name: "fn", Type: Float().NotNull()},
+			{ID: 14, Name: "bn", Type: Bytes().NotNull()},
+			{ID: 15, Name: "dt", Type: Date().NotNull()},
 		},
-		HighestFieldID: 12,
+		HighestFieldID: 15,
 		PrimaryKeys:    []string{"k"},
 		Options:        map[string]string{"bucket": "1"},
 	}
@@ -271,6 +274,9 @@ func goldenWideRecord(t *testing.T) arrow.Record {
 		b.Field(9).(*array.Float64Builder).Append(d)
 		b.Field(10).(*array.StringBuilder).Append(strings.Repeat("é", i%9) + fmt.Sprint(i%13))
 		b.Field(12).(*array.TimestampBuilder).Append(arrow.Timestamp(int64(i%977)*-1_000_003 + 1_234_567))
+		b.Field(13).(*array.Float32Builder).Append(float32(d) * -3)
+		b.Field(14).(*array.BinaryBuilder).Append([]byte{byte(i >> 3), 1, byte(i)}[:i%3])
+		b.Field(15).(*array.Date32Builder).Append(arrow.Date32(i*37 - 40_000))
 		if i%5 == 0 {
 			for c := 1; c < 8; c++ {
 				b.Field(c).AppendNull()
