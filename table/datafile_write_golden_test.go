@@ -24,7 +24,8 @@ import (
 // inputs cover every column type, nulls, retractions, NaN and infinities,
 // pages cut at other row counts, files of several Writes and row groups,
 // and a compaction's rewrite. Compressed files are pinned for snappy only:
-// zstd pages have their own framing, pinned where it is made.
+// the framing of zstd pages is tuned on its own (DefaultZstdFrameBytes,
+// DefaultZstdFrameRows), and a new framing changes their bytes.
 //
 // LAKESTATE_GOLDEN_PRINT=1 prints the digests instead of checking them.
 
