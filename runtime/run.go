@@ -117,6 +117,7 @@ type Run struct {
 	opts  Options
 	probe *actors.Probe
 	job   *actor.PID
+	env   *taskEnv
 	token uint64
 	// tmp is the temporary Dir the run made, removed when it ends.
 	tmp string
@@ -181,6 +182,7 @@ func Start(sys *actors.System, g *Graph, opts Options) (*Run, error) {
 		return nil, err
 	}
 	r.probe.SetWait(opts.Wait)
+	r.env = env
 	job := &jobActor{env: env, driver: r.probe.PID(), idle: map[int]bool{}, committed: map[int]int64{}}
 	if r.job, err = sys.Spawn(name, func() actor.Actor { return job }); err != nil {
 		sys.Stop(r.probe.PID())

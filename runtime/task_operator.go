@@ -27,20 +27,21 @@ type taskEmitter struct{ out *outputs }
 func (e taskEmitter) Emit(kind Change, row Row) { e.out.emit(0, kind, row) }
 
 func (t *operatorTask) Receive(ctx actor.Context) {
+	if _, ok := ctx.Message().(*actor.Stopped); ok {
+		// A failed task closes its store too: it ignores everything else,
+		// but its store's files, memory and databases stay open until
+		// closed.
+		if err := t.closeStore(); err != nil {
+			t.fail(err)
+		}
+		return
+	}
 	if t.failed {
 		return
 	}
 	var err error
 	switch m := ctx.Message().(type) {
 	case *actor.Started, *actor.Stopping, *actor.Restarting:
-	case *actor.Stopped:
-		// The Store actor may still have a job on the store (a flush or
-		// freeze the stop cut short, a paimon commit after SyncDone): the
-		// fence closes the store once the running ones end and refuses
-		// the rest.
-		if t.store != nil {
-			err = t.start().fence.Close(t.store.Backend().Close)
-		}
 	case *wireMsg:
 		err = t.setup(ctx.Self(), m)
 	case *dataMsg:
@@ -81,6 +82,17 @@ func (t *operatorTask) Receive(ctx actor.Context) {
 	if err != nil {
 		t.fail(err)
 	}
+}
+
+// closeStore closes the task's store when it stops. The Store actor may
+// still have a job on the store (a flush or freeze the stop cut short, a
+// paimon commit after SyncDone): the fence closes the store once the
+// running ones end and refuses the rest.
+func (t *operatorTask) closeStore() error {
+	if t.store == nil {
+		return nil
+	}
+	return t.start().fence.Close(t.store.Backend().Close)
 }
 
 func (t *operatorTask) setup(self *actor.PID, m *wireMsg) error {
