@@ -165,3 +165,37 @@ func (r *countingReader) ReadAt(b []byte, off int64) (int, error) {
 	r.bytes += int64(len(b))
 	return r.ReadableFile.ReadAt(b, off)
 }
+
+// Rows of one framed zstd page far apart are each read from their own
+// frames, not from every frame between them, and read as alone.
+func TestSparseRowsApartReadOnlyTheirFrames(t *testing.T) {
+	d := laidOutFile(t, "zstd-frames")
+	g := &d.groups[0]
+	counted := &countingReader{ReadableFile: d.f}
+	d.f = counted
+	for _, name := range []string{"v_dec", "v_str"} {
+		c := d.fieldCols[d.schema.FieldIndex(name)]
+		s := g.pages[c][1]
+		sel := []int32{1, int32(s.end-s.first) - 2}
+		alone := newColVec(columnType(d, c))
+		for _, r := range sel { // the first read learns the layout
+			if err := d.decodePageRows(g, c, 1, []int32{r}, alone, new(pageScratch)); err != nil {
+				t.Fatal(err)
+			}
+		}
+		if lay := g.layouts[c].pages[1].Load(); lay.frames == nil || len(lay.frames.comp) < 6 {
+			t.Fatalf("%s: a zstd page of %d bytes has frames %+v, want 5 or more", name, s.size, lay.frames)
+		}
+		both := newColVec(columnType(d, c))
+		counted.bytes = 0
+		if err := d.decodePageRows(g, c, 1, sel, both, new(pageScratch)); err != nil {
+			t.Fatal(err)
+		}
+		if counted.bytes >= s.size/2 {
+			t.Errorf("%s: read %d bytes of a %d-byte page for its second and second-last rows", name, counted.bytes, s.size)
+		}
+		if both.n != 2 || !bytes.Equal(both.data, alone.data) || !bytes.Equal(both.fixed, alone.fixed) || !bytes.Equal(both.valid, alone.valid) {
+			t.Errorf("%s: rows read together %+v, alone %+v", name, both, alone)
+		}
+	}
+}
