@@ -426,6 +426,7 @@ func (e *env) crashJob(j *job) {
 		e.checkCompactors(j)
 	}
 	j.release()
+	j.awaitReleased()
 }
 
 // restart fails the job over: every actor of the run crashes (and with

@@ -41,7 +41,10 @@ type job struct {
 type keyedTask struct {
 	pids    []*actor.PID // keyed actor, Store actor, tap, relay
 	backend subtask.Backend
-	op      *operator
+	// fence closes backend once no executor job of the Store actor uses it
+	// (nil until the Store actor is spawned).
+	fence *barrier.StoreFence
+	op    *operator
 }
 
 func (e *env) name(j *job, s string, i int) string {
@@ -159,7 +162,7 @@ func (e *env) startJob(p int) (*job, error) {
 	sinks := make([]*actor.PID, p)
 	for i := range p {
 		sk := &sinkActor{env: e, run: j.run, idx: i, restored: sinkTxns[i], progress: e.progressTo}
-		storeAc, _, err := e.spawnStore(j, opSink, i, nil, "")
+		storeAc, _, err := e.spawnStore(j, opSink, i, nil, "", nil)
 		if err != nil {
 			return j, err
 		}
@@ -183,7 +186,8 @@ func (e *env) startJob(p int) (*job, error) {
 	}
 	keyed := make([]*actor.PID, p)
 	for i, kt := range tasks {
-		storeAc, pids, err := e.spawnStore(j, opKeyed, i, histories[i], e.workDir(i))
+		kt.fence = barrier.NewStoreFence()
+		storeAc, pids, err := e.spawnStore(j, opKeyed, i, histories[i], e.workDir(i), kt.fence)
 		if err != nil {
 			return j, err
 		}
@@ -193,7 +197,7 @@ func (e *env) startJob(p int) (*job, error) {
 		}
 		kt.pids = append(pids, keyed[i])
 	}
-	storeAc, _, err := e.spawnStore(j, opSource, 0, nil, "")
+	storeAc, _, err := e.spawnStore(j, opSource, 0, nil, "", nil)
 	if err != nil {
 		return j, err
 	}
@@ -255,8 +259,9 @@ func (e *env) openKeyed(j *job, from *barrier.Metadata, plans []barrier.SubtaskR
 
 // spawnStore spawns a subtask's Store actor behind a tap, with a relay that
 // subscribes it to the coordinator. A subtask without keyed state gets a
-// fresh history and no work directory of its own.
-func (e *env) spawnStore(j *job, op string, i int, h *barrier.History, workDir string) (*actor.PID, []*actor.PID, error) {
+// fresh history and no work directory of its own; only a subtask with keyed
+// state has a fence, shared with whoever closes its store.
+func (e *env) spawnStore(j *job, op string, i int, h *barrier.History, workDir string, fence *barrier.StoreFence) (*actor.PID, []*actor.PID, error) {
 	if h == nil {
 		id, err := barrier.NewBackendID(rand.NewChaCha8(e.entropy(j.run, 1000+i+len(op))))
 		if err != nil {
@@ -279,7 +284,7 @@ func (e *env) spawnStore(j *job, op string, i int, h *barrier.History, workDir s
 	kg := keygroup.RangeForSubtask(e.maxP, j.parallelism(op), i)
 	storeAc, err := e.spawn(j, e.name(j, op+"-store", i), barrier.NewStoreActor(e.sys, barrier.StoreConfig{
 		Operator: op, Subtask: i, KeyGroups: kg, WorkDir: workDir, FileIO: e.fio,
-		Uploader: tapPID, Coordinator: tapPID, History: h,
+		Uploader: tapPID, Coordinator: tapPID, History: h, Fence: fence,
 		Maintenance: compaction.Config{CheckInvariants: true, RetainSnapshots: e.retainSnapshots, ShapingBudget: e.shapingBudget, StepBytes: e.stepBytes},
 	}))
 	if err != nil {
@@ -340,14 +345,33 @@ func (e *env) entropy(run, i int) [32]byte {
 	return b
 }
 
-// releaseJob closes what a run opened outside its actors.
+// release closes what a run opened outside its actors, once its actors are
+// stopped or crashed. A keyed store closes through its fence: on the real
+// system its Store actor's executor jobs (a flush, a paimon commit) may still
+// be running, and the store closes when the last one ends; awaitReleased
+// waits for that. In a simulation no job runs between steps, so every store
+// closes at once.
 func (j *job) release() {
 	for _, kt := range j.keyed {
-		if kt.backend != nil {
+		switch {
+		case kt.backend == nil:
+		case kt.fence != nil:
+			kt.fence.Close(kt.backend.Close)
+		default:
 			kt.backend.Close()
 		}
 	}
 	for _, r := range j.restored {
 		r.Close()
+	}
+}
+
+// awaitReleased waits until every keyed store of the run is closed, so that
+// nothing of the run writes into its directories any more.
+func (j *job) awaitReleased() {
+	for _, kt := range j.keyed {
+		if kt.backend != nil && kt.fence != nil {
+			<-kt.fence.Done()
+		}
 	}
 }
