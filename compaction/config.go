@@ -40,6 +40,10 @@ type Config struct {
 	// newest version, no overlap within a level) and that the session's view
 	// equals a fresh walk of the table. Costly: for tests and the simulation.
 	CheckInvariants bool
+	// Jobs, when set, counts the running executor jobs of every maintainer
+	// with this configuration, so that whoever removes a table's files
+	// after stopping its maintainers can wait until none touches them.
+	Jobs *Jobs
 }
 
 // TTL is the state time-to-live of a table, with the semantics of the

@@ -20,6 +20,25 @@ type countingFIO struct {
 	mu        sync.Mutex
 	opens     map[string]int // by parent directory name
 	bytesRead int64
+	// onCreate, when set, sees every file created and may wrap it.
+	onCreate func(p string, w table.WritableFile) table.WritableFile
+}
+
+func (c *countingFIO) Create(p string) (table.WritableFile, error) {
+	w, err := c.FileIO.Create(p)
+	c.mu.Lock()
+	on := c.onCreate
+	c.mu.Unlock()
+	if err != nil || on == nil {
+		return w, err
+	}
+	return on(p, w), nil
+}
+
+func (c *countingFIO) setOnCreate(f func(p string, w table.WritableFile) table.WritableFile) {
+	c.mu.Lock()
+	c.onCreate = f
+	c.mu.Unlock()
 }
 
 func newCountingFIO() *countingFIO {

@@ -36,6 +36,7 @@ type Maintainer struct {
 	token   int
 	stalled bool // the verdict last reported
 	jobs    int  // jobs finished
+	fence   *jobFence
 	// The planted bug TwoCompactors: a second maintainer of the table.
 	twin   *actor.PID
 	second bool
@@ -52,7 +53,8 @@ type pendingBarrier struct {
 // view with one full walk.
 func NewMaintainer(sys *actors.System, t Table, opts Options) actor.Producer {
 	return func() actor.Actor {
-		return &Maintainer{sys: sys, t: t, opts: opts, log: sys.Logger().With("actor", "compaction")}
+		return &Maintainer{sys: sys, t: t, opts: opts, log: sys.Logger().With("actor", "compaction"),
+			fence: &jobFence{jobs: opts.Config.Jobs}}
 	}
 }
 
@@ -71,16 +73,22 @@ func (m *Maintainer) Receive(ctx actor.Context) {
 			opts := m.opts
 			opts.Config.CommitUser = "second-" + DefaultCommitUser
 			m.twin, _ = m.sys.SpawnChild(ctx, "twin", func() actor.Actor {
-				return &Maintainer{sys: m.sys, t: m.t, opts: opts, log: m.log, second: true}
+				return &Maintainer{sys: m.sys, t: m.t, opts: opts, log: m.log, second: true, fence: &jobFence{jobs: opts.Config.Jobs}}
 			})
 		}
-	case *actor.Stopping:
+	case *actor.Stopping, *actor.Restarting:
 		if m.timer != nil {
 			m.timer.Stop()
 		}
-		if m.s != nil {
-			m.s.Close()
-		}
+		// A job still running reads files the session keeps open and
+		// writes into the table: the session closes once it ended, and a
+		// job that has not started yet never will.
+		s := m.s
+		m.fence.stop(func() {
+			if s != nil {
+				s.Close()
+			}
+		})
 	case *Barrier:
 		if m.twin != nil {
 			ctx.Send(m.twin, msg)
@@ -88,6 +96,9 @@ func (m *Maintainer) Receive(ctx actor.Context) {
 		m.queue = append(m.queue, pendingBarrier{msg: msg, replyTo: ctx.Sender(), jobs: m.jobs})
 		m.drain(ctx)
 	case *jobDone:
+		if msg.fence != m.fence {
+			return
+		}
 		m.jobs++
 		if err := m.s.Finish(msg.result); err != nil {
 			m.log.Warn("maintenance job failed", "err", err)
@@ -134,7 +145,14 @@ func (m *Maintainer) drain(ctx actor.Context) {
 	}
 	now := m.sys.Clock().Now().UnixMilli()
 	if j := m.s.NextJob(now); j != nil {
-		m.sys.Executor().Submit(ctx.Self(), func() any { return &jobDone{result: j.Run()} })
+		fence := m.fence
+		m.sys.Executor().Submit(ctx.Self(), func() any {
+			var r *JobResult
+			if !fence.run(func() { r = j.Run() }) {
+				r = &JobResult{job: j, err: errMaintainerStopped}
+			}
+			return &jobDone{result: r, fence: fence}
+		})
 	}
 	m.notify(ctx)
 }

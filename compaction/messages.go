@@ -77,6 +77,9 @@ func (m *BackpressureChanged) Trace() string {
 // jobDone carries a job's result back from the executor.
 type jobDone struct {
 	result *JobResult
+	// fence is the one of the maintainer that handed the job out: a
+	// restarted maintainer ignores the jobs of the instance it replaced.
+	fence *jobFence
 }
 
 // Trace implements actors.Traceable.

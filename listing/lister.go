@@ -1,7 +1,9 @@
 package listing
 
 import (
+	"errors"
 	"fmt"
+	"sync/atomic"
 
 	"github.com/asynkron/protoactor-go/actor"
 
@@ -40,7 +42,13 @@ type Cost struct {
 // listRead carries a finished read back from the executor.
 type listRead struct {
 	result readResult
+	// stopped is the one of the lister that started the read: a restarted
+	// lister ignores the reads of the instance it replaced.
+	stopped *atomic.Bool
 }
+
+// errListerStopped: the lister stopped before the read started.
+var errListerStopped = errors.New("listing: lister stopped before the read started")
 
 type pendingList struct {
 	req     *List
@@ -49,29 +57,37 @@ type pendingList struct {
 
 // Lister is the actor that keeps one table's LiveSet. One read runs at a
 // time; requests arriving meanwhile wait in order, so each folds only what
-// the previous one has not.
+// the previous one has not. A read that has not started when the lister
+// stops never does: the table's directory may be on its way out (a job
+// that failed over). A running one only reads, and its answer is dropped.
 type Lister struct {
 	exec    actors.Executor
 	src     Source
 	set     *LiveSet
 	busy    bool
 	waiting []pendingList
+	stopped *atomic.Bool
 }
 
 // NewLister returns a producer of the lister of src, for System.Spawn.
 func NewLister(sys *actors.System, src Source) actor.Producer {
 	return func() actor.Actor {
-		return &Lister{exec: sys.Executor(), src: src, set: NewLiveSet(src.BucketPath)}
+		return &Lister{exec: sys.Executor(), src: src, set: NewLiveSet(src.BucketPath), stopped: new(atomic.Bool)}
 	}
 }
 
 // Receive implements actor.Actor.
 func (l *Lister) Receive(ctx actor.Context) {
 	switch m := ctx.Message().(type) {
+	case *actor.Stopping, *actor.Restarting:
+		l.stopped.Store(true)
 	case *List:
 		l.waiting = append(l.waiting, pendingList{req: m, replyTo: ctx.Sender()})
 		l.next(ctx)
 	case *listRead:
+		if m.stopped != l.stopped {
+			return
+		}
 		l.busy = false
 		files, err := apply(l.set, m.result)
 		l.reply(ctx, &Listed{Files: files, Cost: costOf(m.result), Err: err})
@@ -94,8 +110,13 @@ func (l *Lister) next(ctx actor.Context) {
 			l.send(ctx, p.replyTo, &Listed{Files: l.set.Files()})
 		default:
 			l.busy = true
-			src := l.src
-			l.exec.Submit(ctx.Self(), func() any { return &listRead{result: read(src, plan)} })
+			src, stopped := l.src, l.stopped
+			l.exec.Submit(ctx.Self(), func() any {
+				if stopped.Load() {
+					return &listRead{result: readResult{plan: plan, err: errListerStopped}, stopped: stopped}
+				}
+				return &listRead{result: read(src, plan), stopped: stopped}
+			})
 		}
 	}
 }

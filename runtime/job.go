@@ -207,6 +207,8 @@ func (j *jobActor) prepared(ctx actor.Context, m *prepared) {
 	}
 	sys, p := j.env.sys, j.env.plan
 	j.env.starts = m.starts
+	maint := j.env.opts.Backend.maintenance()
+	maint.Jobs = j.env.maint
 	for _, t := range p.tasks {
 		st := m.starts[t.global]
 		st.fence = barrier.NewStoreFence()
@@ -218,7 +220,7 @@ func (j *jobActor) prepared(ctx actor.Context, m *prepared) {
 		store, err := sys.SpawnChild(ctx, "store-"+t.id.String(), barrier.NewStoreActor(sys, barrier.StoreConfig{
 			Operator: t.node.name, Subtask: t.id.Subtask, KeyGroups: t.keyGroups, WorkDir: st.dirs.work, FileIO: j.env.fio,
 			Uploader: j.upload, Coordinator: j.coord, History: st.history,
-			Maintenance: j.env.opts.Backend.maintenance(), Backpressure: ctx.Self(), Stats: ctx.Self(), Fence: st.fence,
+			Maintenance: maint, Backpressure: ctx.Self(), Stats: ctx.Self(), Fence: st.fence,
 		}))
 		if err != nil {
 			j.failRun(fmt.Errorf("spawn store actor of %s: %w", t.id, err))

@@ -15,6 +15,7 @@ import (
 	"github.com/lakestate/lakestate/actors"
 	"github.com/lakestate/lakestate/barrier"
 	"github.com/lakestate/lakestate/barrier/blobdir"
+	"github.com/lakestate/lakestate/compaction"
 	"github.com/lakestate/lakestate/keygroup"
 	"github.com/lakestate/lakestate/table"
 )
@@ -176,7 +177,8 @@ func Start(sys *actors.System, g *Graph, opts Options) (*Run, error) {
 	r.opts = opts
 	name := fmt.Sprintf("%s#%d", opts.Name, nextRun(sys))
 	local := filepath.Join(jobDir, "local")
-	env := &taskEnv{sys: sys, plan: p, opts: &r.opts, fio: table.NewLocalFileIO(), local: local, dir: filepath.Join(local, name)}
+	env := &taskEnv{sys: sys, plan: p, opts: &r.opts, fio: table.NewLocalFileIO(), local: local, dir: filepath.Join(local, name),
+		maint: &compaction.Jobs{}}
 	if r.probe, err = actors.NewProbe(sys, name+"-driver"); err != nil {
 		r.removeTmp()
 		return nil, err
@@ -394,6 +396,10 @@ func (r *Run) stop() error {
 			return err
 		}
 		if t, ok := msg.(*actor.Terminated); ok && t.Who.Equal(r.job) {
+			// The maintainers are gone, but a job of theirs may still
+			// write into the run's tables: the next run's restore removes
+			// this run's directories.
+			r.env.maint.Wait()
 			return nil
 		}
 	}

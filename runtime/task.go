@@ -8,6 +8,7 @@ import (
 
 	"github.com/lakestate/lakestate/actors"
 	"github.com/lakestate/lakestate/barrier"
+	"github.com/lakestate/lakestate/compaction"
 	"github.com/lakestate/lakestate/table"
 )
 
@@ -24,6 +25,8 @@ type taskEnv struct {
 	// before it spawns the tasks.
 	starts []*taskStart
 	job    *actor.PID
+	// maint counts the running jobs of the run's table maintainers.
+	maint *compaction.Jobs
 }
 
 // taskCore is what every task does with its PIDs, its outputs and failure.

@@ -35,6 +35,8 @@ type job struct {
 	from     *barrier.Metadata // the checkpoint the run restored
 	restored []*barrier.RestoredStore
 	lastID   barrier.CheckpointID
+	// maint counts the running jobs of the run's table maintainers.
+	maint *compaction.Jobs
 }
 
 // keyedTask is a keyed subtask's pieces, for crashes and the final check.
@@ -67,7 +69,7 @@ func (e *env) spawn(j *job, name string, p actor.Producer) (*actor.PID, error) {
 // waits for the coordinator's recovery.
 func (e *env) startCoordinator(p int) (*job, error) {
 	e.runs++
-	j := &job{run: e.runs, p: p}
+	j := &job{run: e.runs, p: p, maint: &compaction.Jobs{}}
 	var err error
 	if j.probe, err = actors.NewProbe(e.sys, e.name(j, "driver", -1)); err != nil {
 		return nil, err
@@ -285,7 +287,7 @@ func (e *env) spawnStore(j *job, op string, i int, h *barrier.History, workDir s
 	storeAc, err := e.spawn(j, e.name(j, op+"-store", i), barrier.NewStoreActor(e.sys, barrier.StoreConfig{
 		Operator: op, Subtask: i, KeyGroups: kg, WorkDir: workDir, FileIO: e.fio,
 		Uploader: tapPID, Coordinator: tapPID, History: h, Fence: fence,
-		Maintenance: compaction.Config{CheckInvariants: true, RetainSnapshots: e.retainSnapshots, ShapingBudget: e.shapingBudget, StepBytes: e.stepBytes},
+		Maintenance: compaction.Config{CheckInvariants: true, RetainSnapshots: e.retainSnapshots, ShapingBudget: e.shapingBudget, StepBytes: e.stepBytes, Jobs: j.maint},
 	}))
 	if err != nil {
 		return nil, nil, err
@@ -366,12 +368,14 @@ func (j *job) release() {
 	}
 }
 
-// awaitReleased waits until every keyed store of the run is closed, so that
-// nothing of the run writes into its directories any more.
+// awaitReleased waits until every keyed store of the run is closed and no
+// job of its table maintainers runs, so that nothing of the run writes into
+// its directories any more.
 func (j *job) awaitReleased() {
 	for _, kt := range j.keyed {
 		if kt.backend != nil && kt.fence != nil {
 			<-kt.fence.Done()
 		}
 	}
+	j.maint.Wait()
 }
