@@ -34,22 +34,34 @@ const DefaultPageRows = 1024
 // than that (+12%): each frame brings its own entropy tables.
 const DefaultZstdFrameBytes = 4096
 
-// DefaultZstdFrameRows is the values in each frame of a fixed-width
-// column's zstd page (of a page of more than 1.5 DefaultZstdFrameBytes):
-// 1 KiB of BIGINT or DOUBLE, so a probe hit decompresses about a Pebble
-// block's worth of rows per column, and the frames of the key column and
-// of each value column hold the same rows. A BIGINT frame of PLAIN values
-// is one zstd sequence per value, so decompression costs per row, not per
-// byte saved. BenchmarkProbe, CPU per key paimon/pebble in one run, 4 KiB
+// DefaultZstdFrameRows is the values in each frame of a fixed-width value
+// column's zstd page (of a page of more than 1.5 DefaultZstdFrameBytes;
+// twice that of key and system columns and of the value copies of primary
+// key fields, which a probe does not read frame by frame:
+// framedZstdSchema): 512 bytes of BIGINT or DOUBLE, so a probe hit
+// decompresses fewer rows per column than a Pebble block holds, and the
+// frames of each value column hold the same rows. A BIGINT frame of PLAIN
+// values is one zstd sequence per value, so decompression costs per row,
+// not per byte saved. BenchmarkProbe, CPU per key paimon/pebble in one run, 4 KiB
 // frames -> 128 values: 1M 1,000 keys one file 1.92 -> 1.37, levels 1.56
 // -> 1.12; 10M 1,000 keys one file 1.73 -> 0.97, levels 1.52 -> 0.83;
 // 10,000 keys, which read most frames of a page anyway, 1M 0.69 -> 0.71,
-// 0.82 -> 0.84, 10M 1.80 -> 1.18 and 2.01 -> 1.37. 64 values were no better at 1,000 keys
-// and worse at 10,000; 1 KiB frames of strings (instead of 4 KiB) cost more
-// at 1,000 keys, and frames of 128 strings cut at layout marks were within
-// noise. Files +4.5% bytes at 100K rows, +9.1% at 1M; encoding about 15%
-// more CPU, still 1.00x of parquet-go writing the same columns.
-const DefaultZstdFrameRows = 128
+// 0.82 -> 0.84, 10M 1.80 -> 1.18 and 2.01 -> 1.37. 1 KiB frames of strings
+// (instead of 4 KiB) cost more at 1,000 keys, and frames of 128 strings cut
+// at layout marks were within noise. Files +4.5% bytes at 100K rows, +9.1%
+// at 1M; encoding about 15% more CPU, still 1.00x of parquet-go writing the
+// same columns. 64 values were no better while a sparse read decompressed
+// every frame between a page's wanted rows; once it read only their frames,
+// 128 -> 64 values of the value columns (1M, two alternating runs, and
+// 10M, one run): 1M 1,000 keys one file 1.07-1.17 -> 0.91-0.95, levels
+// 0.88-0.92 -> 0.75-0.82; 10,000 keys 0.68-0.75 -> 0.64-0.65, 0.80-0.82
+// -> 0.77-0.78; 10M 1,000 keys 1.08 -> 0.85, 0.82 -> 0.71; 10,000 keys
+// 0.87 -> 0.92, 1.16 -> 1.07. Files +4.5% bytes (1M bench rows; +2.7% with longer
+// strings, +9.5% with small random counts). 64 values of the key and
+// system columns too cost more bytes for no probe gain (the compaction
+// tests' trees +18% against +1.2%), and 1 KiB frames of strings +31% bytes
+// of a file of name-and-address strings.
+const DefaultZstdFrameRows = 64
 
 // DataFileOptions say how a data file is written and what its meta records.
 type DataFileOptions struct {
@@ -66,7 +78,8 @@ type DataFileOptions struct {
 	// one frame per page (see framedZstdCodec).
 	ZstdFrameBytes int
 	// ZstdFrameRows > 0 sets the frames of fixed-width columns of framed
-	// zstd pages by values rather than bytes: that many values each;
+	// zstd pages by values rather than bytes: that many values each of a
+	// value column, twice that of a key or system column;
 	// 0: DefaultZstdFrameRows; < 0: ZstdFrameBytes.
 	ZstdFrameRows  int
 	CreationTimeMs *int64

@@ -1,6 +1,7 @@
 package table
 
 import (
+	"slices"
 	"sync"
 
 	"github.com/klauspost/compress/zstd"
@@ -93,17 +94,24 @@ func (c *framedZstdCodec) Decode(dst, src []byte) ([]byte, error) {
 
 // framedZstdSchema is the layout's parquet schema with every column
 // compressed by a framed codec of its own: frames of frameRows values of a
-// fixed-width column, so that a row's frames of the key column and of each
-// value column cover the same rows, and frames of frameBytes of a
-// byte-array column (frameRows <= 0: frameBytes for every column). Pages
-// of less than 1.5 frameBytes stay one frame either way, so the small
-// pages of a small checkpoint are what they were.
+// fixed-width value column, so that a row's frames of each value column
+// cover the same rows, frames of twice that of the key and system columns
+// and of the value copies of primary key fields, and frames of frameBytes
+// of a byte-array column (frameRows <= 0: frameBytes for every column). A
+// probe hit decompresses a frame of each value column it returns; the key
+// columns it reads through the key-page cache, by page, the system columns
+// not at all, and key fields it takes from the probe keys, so smaller
+// frames there would only cost bytes. Pages of less than 1.5 frameBytes stay one frame either
+// way, so the small pages of a small checkpoint are what they were.
 func framedZstdSchema(l *dataFileLayout, frameBytes, frameRows int) *parquet.Schema {
 	fields := make([]orderedField, len(l.fields))
 	for i, f := range l.fields {
 		fb := frameBytes
 		if w := fixedPhysicalWidth(f.Node.Type()); w > 0 && frameRows > 0 {
 			fb = frameRows * w
+			if i < l.fieldCol(0) || slices.Contains(l.schema.PrimaryKeys, f.name) {
+				fb *= 2
+			}
 		}
 		fields[i] = orderedField{Node: parquet.Compressed(f.Node, newFramedZstdCodecAbove(fb, frameBytes)), name: f.name}
 	}
