@@ -2,7 +2,8 @@ package barrier
 
 import (
 	"errors"
-	"sync"
+
+	"github.com/lakestate/lakestate/actors"
 )
 
 // ErrStoreClosed: the store was closed (its job failed over) before an
@@ -16,16 +17,11 @@ var ErrStoreClosed = errors.New("store closed")
 // running on other goroutines. Whoever closes the store (the subtask, when
 // it stops) and the Store actor (StoreConfig.Fence) share one fence.
 type StoreFence struct {
-	mu      sync.Mutex
-	running int
-	closed  bool         // jobs that start from now on are refused
-	closer  func() error // deferred to the last running job
-	done    chan struct{}
-	err     error
+	jobs actors.JobFence
 }
 
 // NewStoreFence returns the fence of one store.
-func NewStoreFence() *StoreFence { return &StoreFence{done: make(chan struct{})} }
+func NewStoreFence() *StoreFence { return &StoreFence{} }
 
 // Close closes the store with closer (its backend's Close) once no job uses
 // it: at once when none runs, else when the last running job ends, on that
@@ -33,36 +29,13 @@ func NewStoreFence() *StoreFence { return &StoreFence{done: make(chan struct{})}
 // ErrStoreClosed. Close never waits, so an actor may call it; it returns
 // closer's error when closer ran at once. Only the first call closes; Done
 // tells when the store is closed and Err what closer returned.
-func (f *StoreFence) Close(closer func() error) error {
-	f.mu.Lock()
-	if f.closed {
-		f.mu.Unlock()
-		return nil
-	}
-	f.closed = true
-	if f.running > 0 {
-		f.closer = closer
-		f.mu.Unlock()
-		return nil
-	}
-	f.mu.Unlock()
-	return f.finish(closer)
-}
+func (f *StoreFence) Close(closer func() error) error { return f.jobs.Close(closer) }
 
 // Done is closed once the store is closed.
-func (f *StoreFence) Done() <-chan struct{} { return f.done }
+func (f *StoreFence) Done() <-chan struct{} { return f.jobs.Done() }
 
 // Err is what closing the store returned, once Done is closed.
-func (f *StoreFence) Err() error {
-	<-f.done
-	return f.err
-}
-
-func (f *StoreFence) finish(closer func() error) error {
-	f.err = closer()
-	close(f.done)
-	return f.err
-}
+func (f *StoreFence) Err() error { return f.jobs.Err() }
 
 // use runs job with the store open, or returns ErrStoreClosed without
 // running it once the store is closed. A nil fence runs every job: whoever
@@ -71,26 +44,9 @@ func (f *StoreFence) use(job func() error) error {
 	if f == nil {
 		return job()
 	}
-	f.mu.Lock()
-	if f.closed {
-		f.mu.Unlock()
+	var err error
+	if !f.jobs.Run(func() { err = job() }) {
 		return ErrStoreClosed
 	}
-	f.running++
-	f.mu.Unlock()
-	defer f.leave()
-	return job()
-}
-
-func (f *StoreFence) leave() {
-	f.mu.Lock()
-	f.running--
-	closer := f.closer
-	if f.running > 0 || closer == nil {
-		f.mu.Unlock()
-		return
-	}
-	f.closer = nil
-	f.mu.Unlock()
-	f.finish(closer)
+	return err
 }

@@ -3,6 +3,8 @@ package compaction
 import (
 	"errors"
 	"sync"
+
+	"github.com/lakestate/lakestate/actors"
 )
 
 // errMaintainerStopped: the job's maintainer stopped before the job started.
@@ -51,58 +53,26 @@ func (j *Jobs) cond() *sync.Cond {
 	return &j.idle
 }
 
-// jobFence keeps a maintainer's executor jobs and its stop apart: a job
-// that starts after the stop is refused, and the stop's closer (the
-// session's Close, which closes the files a running job reads) runs once
-// the running job ended, on its goroutine. stop never waits, so the actor
-// may call it.
+// jobFence keeps a maintainer's executor jobs and its stop apart
+// (actors.JobFence: a job that starts after the stop is refused, and the
+// stop's closer, the session's Close, which closes the files a running job
+// reads, runs once the running job ended), and counts its jobs in the
+// Jobs its maintainers share.
 type jobFence struct {
-	mu      sync.Mutex
-	running int
-	stopped bool
-	closer  func() // deferred to the end of the running jobs
-	jobs    *Jobs
+	jobs  *Jobs
+	fence actors.JobFence
 }
 
 // run runs job unless the fence is stopped, and reports whether it ran.
+// The count covers the closer a stop left to the job.
 func (f *jobFence) run(job func()) bool {
-	f.mu.Lock()
-	if f.stopped {
-		f.mu.Unlock()
-		return false
-	}
-	f.running++
 	f.jobs.add(1)
-	f.mu.Unlock()
 	defer f.jobs.add(-1)
-	job()
-	f.mu.Lock()
-	f.running--
-	var closer func()
-	if f.running == 0 {
-		closer, f.closer = f.closer, nil
-	}
-	f.mu.Unlock()
-	if closer != nil {
-		closer()
-	}
-	return true
+	return f.fence.Run(job)
 }
 
 // stop refuses every later job and runs closer: at once when no job runs,
 // else when the last running one ends. Only the first stop counts.
 func (f *jobFence) stop(closer func()) {
-	f.mu.Lock()
-	if f.stopped {
-		f.mu.Unlock()
-		return
-	}
-	f.stopped = true
-	if f.running > 0 {
-		f.closer = closer
-		f.mu.Unlock()
-		return
-	}
-	f.mu.Unlock()
-	closer()
+	f.fence.Close(func() error { closer(); return nil })
 }
