@@ -177,7 +177,8 @@ func (j *jobActor) recovered(ctx actor.Context, m *barrier.Recovered) {
 		}
 		prep.from = m.Latest
 	}
-	j.env.sys.Executor().Submit(ctx.Self(), func() any { return prep.prepare() })
+	stores := j.env.stores
+	j.env.sys.Executor().Submit(ctx.Self(), func() any { return stores.prepare(prep) })
 }
 
 // entropy is where the store runs' backend ids come from: a seeded stream in
@@ -211,7 +212,6 @@ func (j *jobActor) prepared(ctx actor.Context, m *prepared) {
 	maint.Jobs = j.env.maint
 	for _, t := range p.tasks {
 		st := m.starts[t.global]
-		st.fence = barrier.NewStoreFence()
 		pid, err := sys.SpawnChild(ctx, t.id.String(), j.producer(t))
 		if err != nil {
 			j.failRun(fmt.Errorf("spawn %s: %w", t.id, err))

@@ -33,6 +33,19 @@ type taskStart struct {
 	fence *barrier.StoreFence
 }
 
+// close closes the task's store, and the rescale sources a restore keeps
+// open until the task's operator opened (a task stopped before that).
+// It runs through the fence, once.
+func (s *taskStart) close() error {
+	if s.restored != nil {
+		s.restored.Close()
+	}
+	if s.backend == nil {
+		return nil
+	}
+	return s.backend.Close()
+}
+
 // runPrep is what a run needs before its tasks start.
 type runPrep struct {
 	plan    *plan
@@ -120,7 +133,7 @@ func (p *runPrep) prepareNode(n *node, starts []*taskStart) error {
 		s := &taskStart{dirs: taskDirs{
 			state: path.Join(p.dir, t.id.String(), "state"),
 			work:  path.Join(p.dir, t.id.String(), "work"),
-		}}
+		}, fence: barrier.NewStoreFence()}
 		starts[t.global] = s
 		if op != nil {
 			s.restore = &taskRestore{id: int64(p.from.ID), extras: extras}

@@ -178,7 +178,7 @@ func Start(sys *actors.System, g *Graph, opts Options) (*Run, error) {
 	name := fmt.Sprintf("%s#%d", opts.Name, nextRun(sys))
 	local := filepath.Join(jobDir, "local")
 	env := &taskEnv{sys: sys, plan: p, opts: &r.opts, fio: table.NewLocalFileIO(), local: local, dir: filepath.Join(local, name),
-		maint: &compaction.Jobs{}}
+		maint: &compaction.Jobs{}, stores: &runStores{}}
 	if r.probe, err = actors.NewProbe(sys, name+"-driver"); err != nil {
 		r.removeTmp()
 		return nil, err
@@ -396,11 +396,27 @@ func (r *Run) stop() error {
 			return err
 		}
 		if t, ok := msg.(*actor.Terminated); ok && t.Who.Equal(r.job) {
-			// The maintainers are gone, but a job of theirs may still
-			// write into the run's tables: the next run's restore removes
-			// this run's directories.
-			r.env.maint.Wait()
+			r.release()
 			return nil
 		}
 	}
 }
+
+// release waits, once the run's actors are gone, until nothing of the run
+// uses its directories any more, which the next run's prepare removes: every
+// store closed through its fence (after the Store actors' running jobs, or
+// after the prepare that is still opening them) and no job of the table
+// maintainers running (they write into the tables). A store that fails to
+// close is logged: the run's outcome is in its checkpoints.
+func (r *Run) release() {
+	r.sys.Logger().Debug(msgReleasing, "run", r.job.Id)
+	r.env.stores.close()
+	if err := r.env.stores.wait(); err != nil {
+		r.sys.Logger().Warn("closing the stores of a stopped run", "run", r.job.Id, "err", err)
+	}
+	r.env.maint.Wait()
+}
+
+// msgReleasing is logged when a stopped run starts waiting for its stores
+// and maintenance jobs.
+const msgReleasing = "run stopped: waiting until its stores are closed and its maintenance jobs ended"

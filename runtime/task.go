@@ -27,6 +27,8 @@ type taskEnv struct {
 	job    *actor.PID
 	// maint counts the running jobs of the run's table maintainers.
 	maint *compaction.Jobs
+	// stores closes what the prepare opened when the run stops.
+	stores *runStores
 }
 
 // taskCore is what every task does with its PIDs, its outputs and failure.

@@ -84,15 +84,13 @@ func (t *operatorTask) Receive(ctx actor.Context) {
 	}
 }
 
-// closeStore closes the task's store when it stops. The Store actor may
-// still have a job on the store (a flush or freeze the stop cut short, a
-// paimon commit after SyncDone): the fence closes the store once the
-// running ones end and refuses the rest.
+// closeStore closes the task's store when it stops, wired or not. The
+// Store actor may still have a job on the store (a flush or freeze the stop
+// cut short, a paimon commit after SyncDone): the fence closes the store
+// once the running ones end and refuses the rest.
 func (t *operatorTask) closeStore() error {
-	if t.store == nil {
-		return nil
-	}
-	return t.start().fence.Close(t.store.Backend().Close)
+	st := t.start()
+	return st.fence.Close(st.close)
 }
 
 func (t *operatorTask) setup(self *actor.PID, m *wireMsg) error {

@@ -1,0 +1,294 @@
+package runtime
+
+import (
+	"context"
+	"errors"
+	"log/slog"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/asynkron/protoactor-go/actor"
+
+	"github.com/lakestate/lakestate/actors"
+	"github.com/lakestate/lakestate/compaction"
+	"github.com/lakestate/lakestate/subtask"
+	"github.com/lakestate/lakestate/table"
+)
+
+// countedBackend is the memory backend with every store's closes counted.
+type countedBackend struct {
+	memoryBackend
+	// opened, when set, sees each store the run opens, on the executor.
+	opened func(n int)
+	mu     sync.Mutex
+	stores []*countedStore
+}
+
+type countedStore struct {
+	subtask.Backend
+	closes atomic.Int32
+}
+
+func (s *countedStore) Close() error {
+	s.closes.Add(1)
+	return s.Backend.Close()
+}
+
+func (b *countedBackend) open(d taskDirs) (subtask.Backend, error) {
+	inner, err := b.memoryBackend.open(d)
+	if err != nil {
+		return nil, err
+	}
+	s := &countedStore{Backend: inner}
+	b.mu.Lock()
+	b.stores = append(b.stores, s)
+	n := len(b.stores)
+	b.mu.Unlock()
+	if b.opened != nil {
+		b.opened(n)
+	}
+	return s, nil
+}
+
+// closedOnce fails unless the backend opened want stores and each was
+// closed exactly once.
+func (b *countedBackend) closedOnce(t *testing.T, want int) {
+	t.Helper()
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	if len(b.stores) != want {
+		t.Fatalf("%d stores opened, want %d", len(b.stores), want)
+	}
+	for i, s := range b.stores {
+		if n := s.closes.Load(); n != 1 {
+			t.Fatalf("store %d closed %d times after the run stopped, want once", i, n)
+		}
+	}
+}
+
+// keyedGraph is a source of three keys, a keyed operator made by newOp and a
+// sink.
+func keyedGraph(newOp func() Operator) *Graph {
+	schema := Schema{{Name: "k", Type: table.BigInt().NotNull()}}
+	src := &RowsSource{Schema: schema, Rows: [][]Row{{{subtask.Int(1)}, {subtask.Int(2)}, {subtask.Int(3)}}}}
+	g := NewGraph()
+	in := g.Source("in", src)[0]
+	Apply("op", []Stream{in}, [][]int{{0}}, schema, newOp).Sink("out", NewChangelogTable())
+	return g
+}
+
+// panicOp panics on its first batch.
+type panicOp struct{}
+
+func (panicOp) Open(*OperatorContext) error { return nil }
+func (panicOp) Process(int, []Record, Emitter) error {
+	panic("operator panicked")
+}
+
+// A task restarted by its supervisor after a panic fails the run; its
+// replacement knows nothing of the store the panicked instance held, and
+// the panicked instance gets no Stopped. The run's stop closes that store.
+func TestRestartedTaskStoreIsClosed(t *testing.T) {
+	sys := actors.NewSystem(actors.Options{MaxRestarts: 1})
+	defer sys.Close()
+	be := &countedBackend{}
+	run, err := Start(sys, keyedGraph(func() Operator { return panicOp{} }), Options{Parallelism: 2, Backend: be})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := run.Wait(); err == nil || !strings.Contains(err.Error(), "restarted after a panic") {
+		t.Fatalf("Wait = %v, want the restarted task's failure", err)
+	}
+	be.closedOnce(t, 2)
+}
+
+// openedOp counts the tasks whose operator opened, i.e. that were wired.
+type openedOp struct{ opened *atomic.Int32 }
+
+func (o openedOp) Open(*OperatorContext) error        { o.opened.Add(1); return nil }
+func (openedOp) Process(int, []Record, Emitter) error { return nil }
+
+// A run stopped right after it started may stop tasks before they were
+// wired: they never made a store of their backend, and closed nothing when
+// they stopped. The run's stop closes their stores. In a simulation the
+// schedule is the seed's: some seeds stop unwired tasks, and every seed
+// must leave no store open.
+func TestStoresOfUnwiredTasksAreClosed(t *testing.T) {
+	unwired := 0
+	for seed := uint64(1); seed <= 20; seed++ {
+		sim := actors.NewSim(actors.SimOptions{Options: actors.Options{Seed: seed}})
+		be := &countedBackend{}
+		var opened atomic.Int32
+		run, err := Start(sim.System(), keyedGraph(func() Operator { return openedOp{opened: &opened} }),
+			Options{Parallelism: 2, Backend: be, Dir: t.TempDir()})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := run.stop(); err != nil {
+			t.Fatalf("seed %d: %v", seed, err)
+		}
+		if opened.Load() < 2 {
+			unwired++
+		}
+		t.Run("", func(t *testing.T) { be.closedOnce(t, 2) })
+	}
+	if unwired == 0 {
+		t.Fatal("no seed stopped a task before it was wired: the test covers nothing")
+	}
+}
+
+// A run that fails while its state is being prepared drops the prepare's
+// result (the job takes nothing once failed, or is gone): the run's stop
+// waits for the prepare and closes the stores it opened.
+func TestStoresOfADroppedPrepareAreClosed(t *testing.T) {
+	sys := actors.NewSystem(actors.Options{})
+	defer sys.Close()
+	probe, err := actors.NewProbe(sys, "test")
+	if err != nil {
+		t.Fatal(err)
+	}
+	// The run's job actor is "<name>#<n>", n counting the system's runs.
+	job := actor.NewPID(probe.PID().Address, "job#1")
+	injected := errors.New("injected failure")
+	be := &countedBackend{opened: func(n int) {
+		if n == 1 {
+			sys.Send(job, &taskFailed{err: injected})
+		}
+	}}
+	_, err = Start(sys, keyedGraph(func() Operator { return openedOp{opened: new(atomic.Int32)} }), Options{Parallelism: 2, Backend: be})
+	if !errors.Is(err, injected) {
+		t.Fatalf("Start = %v, want the injected failure", err)
+	}
+	be.closedOnce(t, 2)
+}
+
+// idleSource emits rows once, then has nothing to read, forever.
+type idleSource struct {
+	schema Schema
+	rows   []Row
+}
+
+func (s idleSource) Schemas() []Schema { return []Schema{s.schema} }
+func (s idleSource) Splits() int       { return 1 }
+func (s idleSource) Open(_ int, offset int64, _ []bool) (SplitReader, error) {
+	return &idleReader{rows: s.rows, off: int(offset)}, nil
+}
+
+type idleReader struct {
+	rows []Row
+	off  int
+}
+
+func (r *idleReader) Read(max int, emit func(int, Row)) (ReadStatus, error) {
+	if r.off == len(r.rows) {
+		return ReadIdle, nil
+	}
+	for ; r.off < len(r.rows) && max > 0; max-- {
+		emit(0, r.rows[r.off])
+		r.off++
+	}
+	return ReadMore, nil
+}
+
+func (r *idleReader) Offset() int64    { return int64(r.off) }
+func (r *idleReader) Watermark() int64 { return 0 }
+
+// holdExpire holds the first snapshot file a snapshot expiration removes
+// (only a maintainer's expiration job removes snapshot files) until
+// release, and notes when that job goes on past the hold.
+type holdExpire struct {
+	table.FileIO
+	once             sync.Once
+	entered, release chan struct{}
+	ended            atomic.Bool
+}
+
+func (h *holdExpire) Remove(p string) error {
+	held := false
+	if strings.Contains(p, "/snapshot/snapshot-") {
+		h.once.Do(func() { held = true })
+	}
+	if !held {
+		return h.FileIO.Remove(p)
+	}
+	close(h.entered)
+	<-h.release
+	err := h.FileIO.Remove(p)
+	h.ended.Store(true)
+	return err
+}
+
+// releaseWatch signals when a stopped run starts waiting for its stores and
+// maintenance jobs.
+type releaseWatch struct {
+	once    sync.Once
+	waiting chan struct{}
+}
+
+func (w *releaseWatch) Enabled(context.Context, slog.Level) bool { return true }
+func (w *releaseWatch) Handle(_ context.Context, r slog.Record) error {
+	if r.Message == msgReleasing {
+		w.once.Do(func() { close(w.waiting) })
+	}
+	return nil
+}
+func (w *releaseWatch) WithAttrs([]slog.Attr) slog.Handler { return w }
+func (w *releaseWatch) WithGroup(string) slog.Handler      { return w }
+
+// A run's stop returns only once the running jobs of its table maintainers
+// ended: the next run's prepare removes the run's directories. A paimon
+// run's first checkpoint leaves more snapshots than it retains, so its
+// maintainer expires one in a job, which is held while the run stops; it is
+// let go once the stop waits (or has returned, which it must not have).
+func TestStopWaitsForHeldMaintenanceJob(t *testing.T) {
+	watch := &releaseWatch{waiting: make(chan struct{})}
+	sys := actors.NewSystem(actors.Options{Logger: slog.New(watch)})
+	defer sys.Close()
+	hold := &holdExpire{FileIO: table.NewLocalFileIO(), entered: make(chan struct{}), release: make(chan struct{})}
+	schema := Schema{{Name: "k", Type: table.BigInt().NotNull()}}
+	var rows []Row
+	for k := range 100 {
+		rows = append(rows, Row{subtask.Int(int64(k % 10))})
+	}
+	g := NewGraph()
+	in := g.Source("in", idleSource{schema: schema, rows: rows})[0]
+	Aggregate("count", in, []int{0}, Count("n")).Sink("out", NewChangelogTable())
+	run, err := Start(sys, g, Options{Dir: t.TempDir(),
+		Backend: PaimonBackend(subtask.PaimonOptions{FileIO: hold}, compaction.Config{RetainSnapshots: 1})})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := run.AwaitSourcesIdle(); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := run.Checkpoint(); err != nil {
+		t.Fatal(err)
+	}
+	select {
+	case <-hold.entered:
+	case <-time.After(time.Minute):
+		t.Fatal("no maintenance job expired a snapshot after the first checkpoint")
+	}
+	stopped := make(chan bool)
+	go func() {
+		_ = run.Kill()
+		stopped <- hold.ended.Load()
+	}()
+	var ended bool
+	select {
+	case <-watch.waiting:
+		close(hold.release)
+		ended = <-stopped
+	case ended = <-stopped:
+		close(hold.release)
+	case <-time.After(time.Minute):
+		close(hold.release)
+		t.Fatal("the run's stop neither returned nor waited for its maintenance jobs")
+	}
+	if !ended {
+		t.Fatal("the run's stop returned while a maintenance job of it was still running")
+	}
+}
