@@ -79,8 +79,19 @@ func appendInt(dst []byte, v int64) []byte {
 	return strconv.AppendInt(append(dst, ' '), v, 10)
 }
 
+// appendString appends s as strconv.AppendQuote does. Generated strings are
+// printable ASCII without quotes or backslashes, which quote as themselves:
+// those skip the rune-by-rune escaping.
 func appendString(dst []byte, s string) []byte {
-	return strconv.AppendQuote(append(dst, ' '), s)
+	dst = append(dst, ' ')
+	for i := 0; i < len(s); i++ {
+		if c := s[i]; c < ' ' || c > '~' || c == '"' || c == '\\' {
+			return strconv.AppendQuote(dst, s)
+		}
+	}
+	dst = append(dst, '"')
+	dst = append(dst, s...)
+	return append(dst, '"')
 }
 
 func appendBid(dst []byte, b *Bid) []byte {

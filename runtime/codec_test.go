@@ -99,11 +99,13 @@ func FuzzDecodeOffsets(f *testing.F) {
 	})
 }
 
-// A sink's snapshot reuses the bytes of transactions encoded by earlier
-// snapshots and is byte for byte the encoding of what is pending, before
-// and after a commit drops the oldest transactions.
+// A sink's snapshot is byte for byte the encoding of what is pending,
+// before and after a commit drops the oldest transactions, and a pending
+// transaction's encoding is the one encodeTxn gives its changes.
 func TestSinkSnapshotIsTheEncodingOfPending(t *testing.T) {
 	s := &sinkOp{ctx: &OperatorContext{Task: TaskID{Operator: "out", Subtask: 1}}}
+	changes := sampleTxns()[0].Changes
+	var want []*Txn
 	check := func(n int64, wantPending int) {
 		t.Helper()
 		b, err := s.Snapshot(n)
@@ -113,26 +115,93 @@ func TestSinkSnapshotIsTheEncodingOfPending(t *testing.T) {
 		if len(s.pending) != wantPending {
 			t.Fatalf("checkpoint %d: %d pending, want %d", n, len(s.pending), wantPending)
 		}
-		if want := encodeTxns(s.pending); string(b) != string(want) {
-			t.Fatalf("checkpoint %d: snapshot of %d bytes differs from the %d-byte encoding of the pending transactions", n, len(b), len(want))
+		if w := encodeTxns(want[len(want)-wantPending:]); string(b) != string(w) {
+			t.Fatalf("checkpoint %d: snapshot of %d bytes differs from the %d-byte encoding of the pending transactions", n, len(b), len(w))
 		}
 	}
-	txns := sampleTxns()
-	if err := s.Process(0, txns[0].Changes, nil); err != nil {
+	if err := s.Process(0, changes[:1], nil); err != nil {
 		t.Fatal(err)
 	}
+	if err := s.Process(0, changes[1:], nil); err != nil {
+		t.Fatal(err)
+	}
+	want = append(want, &Txn{TxnID: TxnID{Sink: "out", Writer: 1, Checkpoint: 1}, Changes: changes})
 	check(1, 1)
 	check(2, 1) // nothing staged: no new transaction
-	if err := s.Process(0, txns[0].Changes[:2], nil); err != nil {
+	if err := s.Process(0, changes[:2], nil); err != nil {
 		t.Fatal(err)
 	}
-	check(3, 2)
+	want = append(want, &Txn{TxnID: TxnID{Sink: "out", Writer: 1, Checkpoint: 1 << 40}, Changes: changes[:2]})
+	check(1<<40, 2)
 	s.committing = true
 	if err := s.Receive(&commitDone{n: 1}); err != nil {
 		t.Fatal(err)
 	}
-	check(4, 1)
-	if s.pending[0].Checkpoint != 3 {
-		t.Fatalf("pending transaction of checkpoint %d, want 3", s.pending[0].Checkpoint)
+	check(1<<40+1, 1)
+	if s.pending[0].Checkpoint != 1<<40 {
+		t.Fatalf("pending transaction of checkpoint %d, want %d", s.pending[0].Checkpoint, int64(1<<40))
+	}
+}
+
+// recordingCommitter keeps the changes of what it commits.
+type recordingCommitter struct{ txns []*Txn }
+
+func (c *recordingCommitter) Commit(t *Txn) error {
+	c.txns = append(c.txns, t)
+	return nil
+}
+
+// A committer of another package gets the changes of a sink's transaction
+// decoded from its encoding; a ChangelogTable reads the encoding itself
+// and holds what it would hold from the changes.
+func TestCommitOfEncodedTransaction(t *testing.T) {
+	want := sampleTxns()[0]
+	enc := &Txn{TxnID: want.TxnID, encoded: encodeTxn(want)}
+	var rec recordingCommitter
+	if err := commitTxn(&rec, enc); err != nil {
+		t.Fatal(err)
+	}
+	if len(rec.txns) != 1 || rec.txns[0].TxnID != want.TxnID || len(rec.txns[0].Changes) != len(want.Changes) {
+		t.Fatalf("committed %+v, want the %d changes of %+v", rec.txns, len(want.Changes), want.TxnID)
+	}
+	for j, c := range want.Changes {
+		if g := rec.txns[0].Changes[j]; g.Kind != c.Kind || !g.Row.Equal(c.Row) {
+			t.Fatalf("change %d: %v %v, want %v %v", j, g.Kind, g.Row, c.Kind, c.Row)
+		}
+	}
+
+	adds := &Txn{TxnID: TxnID{Sink: "out", Checkpoint: 3}}
+	for _, c := range want.Changes {
+		adds.Changes = append(adds.Changes, Record{Kind: Insert, KeyGroup: -1, Row: c.Row}, Record{Kind: UpdateAfter, KeyGroup: -1, Row: c.Row})
+	}
+	fromChanges, fromEncoding := NewChangelogTable(), NewChangelogTable()
+	for _, txn := range []*Txn{adds, want} {
+		if err := fromChanges.Commit(txn); err != nil {
+			t.Fatal(err)
+		}
+		if err := commitTxn(fromEncoding, &Txn{TxnID: txn.TxnID, encoded: encodeTxn(txn)}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	a, errA := fromChanges.Rows()
+	b, errB := fromEncoding.Rows()
+	if errA != nil || errB != nil {
+		t.Fatal(errA, errB)
+	}
+	// Each row added twice, then once more or once less: 3+1+1+3.
+	if len(a) != 8 || len(b) != len(a) {
+		t.Fatalf("%d rows from changes, %d from the encoding, want 8", len(a), len(b))
+	}
+	for i := range a {
+		if !a[i].Equal(b[i]) {
+			t.Fatalf("row %d: %v from changes, %v from the encoding", i, a[i], b[i])
+		}
+	}
+	if fromChanges.Stats() != fromEncoding.Stats() {
+		t.Fatalf("stats %+v from changes, %+v from the encoding", fromChanges.Stats(), fromEncoding.Stats())
+	}
+	bad := &Txn{TxnID: TxnID{Sink: "out", Checkpoint: 4}, encoded: encodeTxn(want)[:10]}
+	if err := fromEncoding.Commit(bad); err == nil {
+		t.Fatal("a truncated encoding committed")
 	}
 }

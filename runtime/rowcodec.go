@@ -109,5 +109,27 @@ func (r *byteReader) row() Row {
 	return row
 }
 
+// skipRow reads past a row, checking its encoding as row does.
+func (r *byteReader) skipRow() {
+	n := r.uvarint("column count")
+	if r.err == nil && n > uint64(len(r.buf)-r.off) {
+		r.fail("column count %d exceeds the %d bytes left", n, len(r.buf)-r.off)
+	}
+	for i := uint64(0); i < n && r.err == nil; i++ {
+		switch tag := r.byte("tag"); tag {
+		case tagNull:
+		case tagNumber:
+			r.varint("number")
+		case tagString:
+			r.bytes("string")
+		case tagDecimal:
+			r.varint("decimal low word")
+			r.varint("decimal high word")
+		default:
+			r.fail("column %d: unknown tag %d", i, tag)
+		}
+	}
+}
+
 // rowKey is a row's encoding, a map key that tells rows apart exactly.
 func rowKey(dst []byte, r Row) []byte { return appendRow(dst, r) }

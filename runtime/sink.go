@@ -30,6 +30,39 @@ type TxnID struct {
 type Txn struct {
 	TxnID
 	Changes []Record
+	// encoded, when set, is the transaction's encoding (encodeTxn), which
+	// a sink stages as its changes arrive. The committers of this package
+	// read it instead of Changes, which a sink then leaves nil; any other
+	// committer gets Changes decoded from it.
+	encoded []byte
+}
+
+// encoding returns the transaction's encoding.
+func (t *Txn) encoding() []byte {
+	if t.encoded != nil {
+		return t.encoded
+	}
+	return encodeTxn(t)
+}
+
+// encodingCommitter is a Committer that reads a transaction's changes from
+// its encoding when the Txn carries one.
+type encodingCommitter interface {
+	Committer
+	readsEncoding()
+}
+
+// commitTxn commits t through c, decoding its changes first unless c reads
+// the encoding.
+func commitTxn(c Committer, t *Txn) error {
+	if _, ok := c.(encodingCommitter); ok || t.Changes != nil || t.encoded == nil {
+		return c.Commit(t)
+	}
+	txns, err := decodeTxns(t.encoded, t.Sink)
+	if err != nil {
+		return err
+	}
+	return c.Commit(txns[0])
 }
 
 // Sink ends the stream in an exactly-once sink named name: each sink subtask
@@ -48,12 +81,18 @@ func (s Stream) Sink(name string, c Committer) {
 type sinkOp struct {
 	committer Committer
 	ctx       *OperatorContext
-	staged    []Record
-	pending   []*Txn // closed at a barrier, not yet committed; ascending checkpoint
-	// encoded holds encodeTxn of each pending transaction, index for index:
-	// a transaction stays in every snapshot until committed, and encoding
-	// its changes again for each one costs as much as the first time.
-	encoded [][]byte
+	// staged is the encoding of the changes that arrived since the last
+	// barrier, a kind byte and a row each (txncodec.go), behind
+	// txnHeaderRoom bytes where the barrier writes the transaction's
+	// header: a change is encoded once, as it arrives, and its row is not
+	// kept. nStaged counts the changes; stageCap sizes the next buffer
+	// after the last transaction, so that it rarely grows.
+	staged   []byte
+	nStaged  int
+	stageCap int
+	// pending is the transactions closed at a barrier and not yet
+	// committed, ascending by checkpoint, each with its encoding.
+	pending []*Txn
 	// completed is the newest checkpoint known complete, reported the newest
 	// reported committed; committing is set while a commit job runs.
 	completed, reported int64
@@ -91,7 +130,7 @@ func (s *sinkOp) Open(ctx *OperatorContext) error {
 		return cmp.Compare(a.Writer, b.Writer)
 	})
 	for _, t := range s.pending {
-		s.encoded = append(s.encoded, encodeTxn(t))
+		t.encoded = encodeTxn(t)
 	}
 	// Every transaction the checkpoint holds was closed at or before it, and
 	// the checkpoint completed.
@@ -101,24 +140,26 @@ func (s *sinkOp) Open(ctx *OperatorContext) error {
 }
 
 func (s *sinkOp) Process(_ int, recs []Record, _ Emitter) error {
-	s.staged = append(s.staged, recs...)
+	if s.staged == nil {
+		s.staged = make([]byte, txnHeaderRoom, max(s.stageCap, 64<<10))
+	}
+	for _, r := range recs {
+		s.staged = appendRow(append(s.staged, byte(r.Kind)), r.Row)
+	}
+	s.nStaged += len(recs)
 	return nil
 }
 
 // Snapshot returns the pending transactions. With one pending, the bytes are
 // the ones the sink keeps for it (read-only, as every operator's extras).
 func (s *sinkOp) Snapshot(n int64) ([]byte, error) {
-	if len(s.staged) > 0 {
+	if s.nStaged > 0 {
 		id := TxnID{Sink: s.ctx.Task.Operator, Writer: s.ctx.Task.Subtask, Checkpoint: n}
-		t := &Txn{TxnID: id, Changes: s.staged}
-		s.pending = append(s.pending, t)
-		s.encoded = append(s.encoded, encodeTxn(t))
-		s.staged = nil
+		s.pending = append(s.pending, &Txn{TxnID: id, encoded: sealTxn(s.staged, id, s.nStaged)})
+		s.stageCap = len(s.staged) + len(s.staged)/4
+		s.staged, s.nStaged = nil, 0
 	}
-	if len(s.encoded) != len(s.pending) {
-		panic(fmt.Sprintf("runtime: sink %s: %d pending transactions, %d encoded", s.ctx.Task.Operator, len(s.pending), len(s.encoded)))
-	}
-	return joinTxns(s.encoded), nil
+	return joinTxns(s.pending), nil
 }
 
 func (s *sinkOp) CheckpointComplete(n int64) error {
@@ -151,7 +192,7 @@ func (s *sinkOp) commit() {
 	txns, c := slices.Clone(s.pending[:n]), s.committer
 	s.ctx.Submit(func() any {
 		for _, t := range txns {
-			if err := c.Commit(t); err != nil {
+			if err := commitTxn(c, t); err != nil {
 				return &commitDone{err: fmt.Errorf("commit of %s/%d/%d: %w", t.Sink, t.Writer, t.Checkpoint, err)}
 			}
 		}
@@ -172,7 +213,6 @@ func (s *sinkOp) Receive(msg any) error {
 		return m.err
 	}
 	s.pending = slices.Delete(s.pending, 0, m.n)
-	s.encoded = slices.Delete(s.encoded, 0, m.n)
 	s.commit()
 	return nil
 }

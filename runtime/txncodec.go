@@ -12,11 +12,29 @@ import (
 //	  per change: kind byte, row (see rowcodec.go)
 
 func encodeTxns(txns []*Txn) []byte {
-	encoded := make([][]byte, len(txns))
+	encoded := make([]*Txn, len(txns))
 	for i, t := range txns {
-		encoded[i] = encodeTxn(t)
+		encoded[i] = &Txn{TxnID: t.TxnID, encoded: encodeTxn(t)}
 	}
 	return joinTxns(encoded)
+}
+
+// txnHeaderRoom bounds the header of encodeTxn: the count 1, then the
+// writer, the checkpoint and the change count, uvarints of 10 bytes at most.
+const txnHeaderRoom = 1 + 3*binary.MaxVarintLen64
+
+// sealTxn returns the encoding of transaction id whose n changes, encoded,
+// follow txnHeaderRoom bytes in staged: it writes the header right before
+// them, in staged, and returns the window from the header on.
+func sealTxn(staged []byte, id TxnID, n int) []byte {
+	var room [txnHeaderRoom]byte
+	h := binary.AppendUvarint(room[:0], 1)
+	h = binary.AppendUvarint(h, uint64(id.Writer))
+	h = binary.AppendUvarint(h, uint64(id.Checkpoint))
+	h = binary.AppendUvarint(h, uint64(n))
+	at := txnHeaderRoom - len(h)
+	copy(staged[at:], h)
+	return staged[at:len(staged):len(staged)]
 }
 
 // encodeTxn returns the encoding of t alone: the count 1, then t. A sink
@@ -44,20 +62,21 @@ func encodeTxn(t *Txn) []byte {
 	return out
 }
 
-// joinTxns returns the encoding of the transactions whose encodeTxn bytes
-// are encoded, in that order. The encoding of a single transaction is its
-// encodeTxn bytes themselves, capped so that appending to it copies.
-func joinTxns(encoded [][]byte) []byte {
-	if len(encoded) == 1 {
-		return encoded[0][:len(encoded[0]):len(encoded[0])]
+// joinTxns returns the encoding of txns, in that order, from the encodings
+// they carry. The encoding of a single transaction is its own encoding,
+// capped so that appending to it copies.
+func joinTxns(txns []*Txn) []byte {
+	if len(txns) == 1 {
+		b := txns[0].encoded
+		return b[:len(b):len(b)]
 	}
-	size := uvarintSize(uint64(len(encoded)))
-	for _, b := range encoded {
-		size += len(b) - 1
+	size := uvarintSize(uint64(len(txns)))
+	for _, t := range txns {
+		size += len(t.encoded) - 1
 	}
-	out := binary.AppendUvarint(make([]byte, 0, size), uint64(len(encoded)))
-	for _, b := range encoded {
-		out = append(out, b[1:]...)
+	out := binary.AppendUvarint(make([]byte, 0, size), uint64(len(txns)))
+	for _, t := range txns {
+		out = append(out, t.encoded[1:]...)
 	}
 	return out
 }

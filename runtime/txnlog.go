@@ -67,7 +67,7 @@ func (l *TxnLog) Commit(txn *Txn) error {
 	if err != nil {
 		return err
 	}
-	_, err = f.Write(encodeTxn(txn))
+	_, err = f.Write(txn.encoding())
 	if err == nil {
 		err = f.Sync()
 	}
@@ -83,6 +83,8 @@ func (l *TxnLog) Commit(txn *Txn) error {
 	}
 	return nil
 }
+
+func (l *TxnLog) readsEncoding() {}
 
 // Replay commits every logged transaction to c, in checkpoint order, and
 // returns how many there were.
