@@ -39,6 +39,13 @@ func (s *Source) Open(split int, offset int64, wanted []bool) (runtime.SplitRead
 	return &reader{gen: g, wanted: wanted, maxTime: math.MinInt64}, nil
 }
 
+// eventBatch is the events generated at a time.
+const eventBatch = 256
+
+// rowChunk is the datums of a chunk of source rows: 32,640 bytes, the
+// largest size class holds it.
+const rowChunk = 816
+
 type reader struct {
 	gen     *nexmark.Generator
 	wanted  []bool
@@ -47,33 +54,44 @@ type reader struct {
 }
 
 func (r *reader) Read(n int, emit func(int, runtime.Row)) (runtime.ReadStatus, error) {
-	if cap(r.events) < n {
-		r.events = make([]nexmark.Event, n)
-	}
-	got := r.gen.Next(r.events[:n])
-	// One allocation holds the rows of the batch.
-	slab := make([]runtime.Datum, 0, got*len(BidSchema))
+	// Rows are carved from chunks small enough to be allocated as they
+	// fill, in a size class rather than as one large block per batch: a
+	// chunk is zeroed right before its rows are written, while it is in
+	// cache, and a row kept downstream keeps only its chunk alive.
+	var chunk []runtime.Datum
 	take := func(w int) runtime.Row {
-		if len(slab)+w > cap(slab) {
-			slab = make([]runtime.Datum, 0, got*len(AuctionSchema))
+		if len(chunk) < w {
+			chunk = make([]runtime.Datum, rowChunk)
 		}
-		row := slab[len(slab) : len(slab)+w : len(slab)+w]
-		slab = slab[:len(slab)+w]
+		row := chunk[:w:w]
+		chunk = chunk[w:]
 		return row
 	}
-	for i := range r.events[:got] {
-		e := &r.events[i]
-		r.maxTime = max(r.maxTime, e.DateTime())
-		if !r.wanted[e.Kind] {
-			continue
+	// Events are generated a few at a time, so that they are still in
+	// cache when their rows are built.
+	if r.events == nil {
+		r.events = make([]nexmark.Event, eventBatch)
+	}
+	for n > 0 {
+		got := r.gen.Next(r.events[:min(n, eventBatch)])
+		if got == 0 {
+			break
 		}
-		switch e.Kind {
-		case nexmark.KindPerson:
-			emit(Persons, personRow(take(len(PersonSchema)), &e.Person))
-		case nexmark.KindAuction:
-			emit(Auctions, auctionRow(take(len(AuctionSchema)), &e.Auction))
-		case nexmark.KindBid:
-			emit(Bids, bidRow(take(len(BidSchema)), &e.Bid, e.ID))
+		n -= got
+		for i := range r.events[:got] {
+			e := &r.events[i]
+			r.maxTime = max(r.maxTime, e.DateTime())
+			if !r.wanted[e.Kind] {
+				continue
+			}
+			switch e.Kind {
+			case nexmark.KindPerson:
+				emit(Persons, personRow(take(len(PersonSchema)), &e.Person))
+			case nexmark.KindAuction:
+				emit(Auctions, auctionRow(take(len(AuctionSchema)), &e.Auction))
+			case nexmark.KindBid:
+				emit(Bids, bidRow(take(len(BidSchema)), &e.Bid, e.ID))
+			}
 		}
 	}
 	if r.gen.Offset() == r.gen.Len() {
