@@ -20,9 +20,15 @@ const invariantText = "invariant violated"
 // every paimon state table of the run was committed by the maintenance
 // session, and every APPEND by the store. Snapshots already checked are
 // skipped; expired ones are gone and were checked when they were new, as
-// long as checks run more often than expiration.
+// long as checks run more often than expiration. A simulation checks
+// between steps, when no job runs; the real system only once the run is
+// released, since its jobs run on other goroutines.
 func (e *env) checkCompactors(j *job) {
 	if j == nil {
+		return
+	}
+	if e.sim == nil && !j.released {
+		e.check.fail(fmt.Errorf("one compactor: the tables of run %d checked while its stores may be open or its maintenance jobs running", j.run))
 		return
 	}
 	for i, kt := range j.keyed {

@@ -119,3 +119,40 @@ func (b *closeNote) Close() error {
 	b.closed.Store(true)
 	return b.Backend.Close()
 }
+
+// On the real system a run's tables are checked for their one compactor
+// only once the run is released: every keyed store closed and no
+// maintenance job running, so the check never reads a table a commit or a
+// maintenance job is still writing (checkCompactors refuses to check
+// earlier).
+func TestRealCheckAfterRelease(t *testing.T) {
+	e := newEnv(Config{Seed: 5, Dir: t.TempDir(), Events: 120, Faults: []string{}, Backends: []string{barrier.BackendPaimon}}.withDefaults())
+	e.sys = actors.NewSystem(actors.Options{Seed: e.cfg.Seed, ExecutorLimit: 4, Logger: slog.New(&logWatch{env: e})})
+	defer e.sys.Close()
+	e.check = newChecker(func() uint64 { return 0 })
+	var closed, late atomic.Bool
+	written := &holdFirstCreate{FileIO: table.NewLocalFileIO(), match: func(p string) bool {
+		return strings.Contains(p, "/keyed-0/") && strings.Contains(p, "/bucket-")
+	}, entered: make(chan struct{}), release: make(chan struct{}), closed: &closed, late: &late}
+	close(written.release) // nothing is held: entered tells that a commit writes
+	e.newStores(written)
+	e.root = e.cfg.Dir
+	e.timeout = time.Minute
+	e.minAttempts = 6
+	j, err := e.startJob(1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	select {
+	case <-written.entered:
+	case <-time.After(realWait):
+		t.Fatal("no commit wrote a data file of keyed/0")
+	}
+	e.crashJob(j)
+	if err, _ := e.check.failed(); err != nil {
+		t.Fatal(err)
+	}
+	if len(e.checkedSnapshots) == 0 {
+		t.Fatal("the check read no table")
+	}
+}

@@ -413,20 +413,22 @@ func (e *env) heal() {
 
 func (e *env) finished() bool { return e.ext.committed() == len(e.stream.events) }
 
-// crashJob crashes every actor of a run at once.
+// crashJob crashes every actor of a run at once, and checks the run's
+// tables once nothing of the run writes into them any more: on the real
+// system a Store actor's commit or a maintainer's job may still run after
+// the actors stopped, until the stores are released.
 func (e *env) crashJob(j *job) {
 	if j == nil {
 		return
 	}
 	if e.sim != nil {
-		e.checkCompactors(j)
 		e.sim.Crash(j.pids...)
 	} else {
 		e.stopActors(j.pids)
-		e.checkCompactors(j)
 	}
 	j.release()
 	j.awaitReleased()
+	e.checkCompactors(j)
 }
 
 // restart fails the job over: every actor of the run crashes (and with

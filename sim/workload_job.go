@@ -37,6 +37,9 @@ type job struct {
 	lastID   barrier.CheckpointID
 	// maint counts the running jobs of the run's table maintainers.
 	maint *compaction.Jobs
+	// released: every keyed store is closed and no maintainer job runs
+	// (awaitReleased returned).
+	released bool
 }
 
 // keyedTask is a keyed subtask's pieces, for crashes and the final check.
@@ -378,4 +381,5 @@ func (j *job) awaitReleased() {
 		}
 	}
 	j.maint.Wait()
+	j.released = true
 }
