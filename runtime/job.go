@@ -63,9 +63,11 @@ func (j *jobActor) Receive(ctx actor.Context) {
 	switch m := ctx.Message().(type) {
 	case *actor.Started:
 		j.start(ctx)
-	case *actor.Stopping:
+	case *actor.Stopping, *actor.Restarting:
+		// A restart stops the children too; the restarted job fails the
+		// run.
 		j.stopping = true
-	case *actor.Stopped, *actor.Restarting:
+	case *actor.Stopped:
 	case *actor.Terminated:
 		// A child stops on its own only when it panicked.
 		if !j.stopping {
@@ -255,6 +257,34 @@ func (j *jobActor) prepared(ctx actor.Context, m *prepared) {
 	j.trig.ready = true
 	if j.trig.next() {
 		j.askCheckpoint(ctx)
+	}
+}
+
+// jobProducer makes the job actor of a run; a second call means the
+// supervisor restarted it after a panic, which the run does not survive: a
+// job actor started again would prepare the run's state a second time,
+// removing the directories of the stores the first prepare opened.
+func jobProducer(job *jobActor) actor.Producer {
+	var made atomic.Int32
+	return func() actor.Actor {
+		if made.Add(1) > 1 {
+			return &restartedJob{env: job.env, driver: job.driver}
+		}
+		return job
+	}
+}
+
+// restartedJob replaces a job actor that panicked and was restarted by its
+// supervisor: it fails the run. Its children stopped with the restart; the
+// run's stop closes the stores.
+type restartedJob struct {
+	env    *taskEnv
+	driver *actor.PID
+}
+
+func (r *restartedJob) Receive(ctx actor.Context) {
+	if _, ok := ctx.Message().(*actor.Started); ok {
+		r.env.sys.Send(r.driver, &evFailed{err: fmt.Errorf("run %s: job actor restarted after a panic", r.env.opts.Name)})
 	}
 }
 

@@ -132,6 +132,9 @@ type Run struct {
 	idleEvents, idleAwaited int
 	finished                bool
 	err                     error
+	// jobGone: the driver saw the job actor terminate (it panicked, or
+	// stop stopped it).
+	jobGone bool
 }
 
 // ErrRunEnded reports a wait on a run that finished, failed or was killed
@@ -186,7 +189,7 @@ func Start(sys *actors.System, g *Graph, opts Options) (*Run, error) {
 	r.probe.SetWait(opts.Wait)
 	r.env = env
 	job := &jobActor{env: env, driver: r.probe.PID(), idle: map[int]bool{}, committed: map[int]int64{}}
-	if r.job, err = sys.Spawn(name, func() actor.Actor { return job }); err != nil {
+	if r.job, err = sys.Spawn(name, jobProducer(job)); err != nil {
 		sys.Stop(r.probe.PID())
 		r.removeTmp()
 		return nil, fmt.Errorf("spawn run %s: %w", name, err)
@@ -275,6 +278,9 @@ func (r *Run) next() (any, error) {
 	case *evFailed:
 		r.err = m.err
 	case *actor.Terminated:
+		if m.Who.Equal(r.job) {
+			r.jobGone = true
+		}
 		if r.err == nil && !r.finished {
 			r.err = fmt.Errorf("run %s: job actor terminated", r.opts.Name)
 		}
@@ -385,21 +391,26 @@ func (r *Run) Kill() error {
 	return r.stop()
 }
 
-// stop stops the job actor and its tasks and waits until they are gone.
+// stop stops the job actor and its tasks, waits until they are gone, and
+// releases what the run holds. A job actor that terminated on its own (a
+// panic) is not waited for again: the driver saw it go.
 func (r *Run) stop() error {
 	defer r.removeTmp()
 	defer r.sys.Stop(r.probe.PID())
-	r.sys.Stop(r.job)
-	for {
+	if !r.jobGone {
+		r.sys.Stop(r.job)
+	}
+	for !r.jobGone {
 		msg, err := r.probe.Next()
 		if err != nil {
 			return err
 		}
 		if t, ok := msg.(*actor.Terminated); ok && t.Who.Equal(r.job) {
-			r.release()
-			return nil
+			r.jobGone = true
 		}
 	}
+	r.release()
+	return nil
 }
 
 // release waits, once the run's actors are gone, until nothing of the run

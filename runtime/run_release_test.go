@@ -292,3 +292,34 @@ func TestStopWaitsForHeldMaintenanceJob(t *testing.T) {
 		t.Fatal("the run's stop returned while a maintenance job of it was still running")
 	}
 }
+
+// panicsInPrepared is a backend whose maintenance policy panics: the job
+// actor asks for it when its prepare's result arrives, so it panics after
+// the prepare opened the stores.
+type panicsInPrepared struct{ *countedBackend }
+
+func (panicsInPrepared) maintenance() compaction.Config { panic("maintenance policy panicked") }
+
+// A job actor that panics fails the run, whether its supervisor stops it
+// (the driver sees it terminate: the stop must not wait for that again) or
+// restarts it (a job actor started again would prepare a second time); the
+// stores the prepare opened are closed either way.
+func TestJobActorPanicFailsTheRun(t *testing.T) {
+	for _, restarts := range []int{0, 1} {
+		sys := actors.NewSystem(actors.Options{MaxRestarts: restarts})
+		be := &countedBackend{}
+		// Without a bound a stop waiting for the job actor's second
+		// termination would hang the test.
+		_, err := Start(sys, keyedGraph(func() Operator { return openedOp{opened: new(atomic.Int32)} }),
+			Options{Parallelism: 2, Backend: panicsInPrepared{be}, Wait: time.Minute})
+		want := "job actor terminated"
+		if restarts > 0 {
+			want = "job actor restarted after a panic"
+		}
+		if err == nil || !strings.Contains(err.Error(), want) {
+			t.Fatalf("max restarts %d: Start = %v, want %q", restarts, err, want)
+		}
+		be.closedOnce(t, 2)
+		sys.Close()
+	}
+}

@@ -20,7 +20,7 @@ var errRunStopped = errors.New("run stopped before its state was prepared")
 // once it ended.
 type runStores struct {
 	fence actors.JobFence
-	// starts is what the prepare made, once it ran (nil if it failed: it
+	// starts is what the prepare made, once it ran (none if it failed: it
 	// closed what it opened).
 	starts []*taskStart
 }
@@ -30,7 +30,7 @@ func (s *runStores) prepare(p *runPrep) *prepared {
 	var out *prepared
 	if !s.fence.Run(func() {
 		out = p.prepare()
-		s.starts = out.starts
+		s.starts = append(s.starts, out.starts...)
 	}) {
 		return &prepared{err: errRunStopped}
 	}
