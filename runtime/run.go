@@ -380,11 +380,15 @@ func (r *Run) Wait() error {
 
 // Kill ends the run as a crash would: its actors vanish with whatever they
 // held, output staged and not committed is lost. A later run restores from
-// a completed checkpoint.
+// a completed checkpoint. In a simulation the actors crash; the stores they
+// held are closed still, as a crashed process's files and memory are
+// released (a pebble store's database would stay open otherwise).
 func (r *Run) Kill() error {
 	if sim, ok := r.sys.Simulated(); ok {
 		sim.Crash(r.job)
+		r.jobGone = true
 		r.sys.Stop(r.probe.PID())
+		r.release()
 		r.removeTmp()
 		return nil
 	}

@@ -323,3 +323,22 @@ func TestJobActorPanicFailsTheRun(t *testing.T) {
 		sys.Close()
 	}
 }
+
+// A run killed in a simulation crashes its actors, and its stores are
+// closed all the same, as a crashed process's are released.
+func TestKilledSimulatedRunClosesItsStores(t *testing.T) {
+	sim := actors.NewSim(actors.SimOptions{Options: actors.Options{Seed: 1}})
+	be := &countedBackend{}
+	run, err := Start(sim.System(), keyedGraph(func() Operator { return openedOp{opened: new(atomic.Int32)} }),
+		Options{Parallelism: 2, Backend: be, Dir: t.TempDir()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := run.AwaitSourcesIdle(); err != nil {
+		t.Fatal(err)
+	}
+	if err := run.Kill(); err != nil {
+		t.Fatal(err)
+	}
+	be.closedOnce(t, 2)
+}
