@@ -6,7 +6,6 @@ import (
 	"slices"
 	"strings"
 	"sync"
-	"unsafe"
 )
 
 // ChangelogTable is a Committer that applies committed changes to an
@@ -17,18 +16,13 @@ import (
 // second commit of one, which is what makes a restored job's re-commits
 // harmless. It is safe for concurrent use.
 //
-// A row is held as its encoding (rowcodec.go), the key of its slot in
-// counts: bytes the garbage collector does not scan, where rows of datums
-// would have it walk every string of every row at every cycle. Rows decodes
-// them once.
+// A row is held as its encoding (rowcodec.go) in a rowCounts: bytes the
+// garbage collector does not scan, where rows of datums would have it walk
+// every string of every row at every cycle. Rows decodes them once.
 type ChangelogTable struct {
-	mu        sync.Mutex
-	committed map[TxnID]bool
-	slots     map[string]int32
-	// counts is each slot's signed count; free lists the slots whose row
-	// left the table.
-	counts     []int64
-	free       []int32
+	mu         sync.Mutex
+	committed  map[TxnID]bool
+	rows       *rowCounts
 	changes    int64
 	duplicates int
 	key        []byte
@@ -36,7 +30,7 @@ type ChangelogTable struct {
 
 // NewChangelogTable returns an empty table.
 func NewChangelogTable() *ChangelogTable {
-	return &ChangelogTable{committed: map[TxnID]bool{}, slots: map[string]int32{}}
+	return &ChangelogTable{committed: map[TxnID]bool{}, rows: newRowCounts()}
 }
 
 // Commit applies a transaction's changes unless it was committed before.
@@ -93,28 +87,10 @@ func (t *ChangelogTable) applyEncoded(b []byte) (int, error) {
 
 // apply adds one to the count of the row encoded as key, or removes one.
 func (t *ChangelogTable) apply(key []byte, adds bool) {
-	d := int64(1)
-	if !adds {
-		d = -1
-	}
-	// The lookup and the delete only compare the key, so they view the
-	// bytes in place; a new slot's key is a copy.
-	view := unsafe.String(unsafe.SliceData(key), len(key))
-	slot, ok := t.slots[view]
-	if !ok {
-		if n := len(t.free); n > 0 {
-			slot, t.free = t.free[n-1], t.free[:n-1]
-			t.counts[slot] = 0
-		} else {
-			slot = int32(len(t.counts))
-			t.counts = append(t.counts, 0)
-		}
-		t.slots[string(key)] = slot
-	}
-	t.counts[slot] += d
-	if t.counts[slot] == 0 {
-		delete(t.slots, view)
-		t.free = append(t.free, slot)
+	if adds {
+		t.rows.add(key, 1)
+	} else {
+		t.rows.add(key, -1)
 	}
 }
 
@@ -129,17 +105,21 @@ func (t *ChangelogTable) Rows() ([]Row, error) {
 		row   Row
 		count int64
 	}
-	rows := make([]held, 0, len(t.slots))
-	for key, slot := range t.slots {
-		r := byteReader{buf: unsafe.Slice(unsafe.StringData(key), len(key))}
+	rows := make([]held, 0, t.rows.len())
+	err := t.rows.each(func(key []byte, count int64) error {
+		r := byteReader{buf: key}
 		row := r.row()
 		if err := r.finish(); err != nil {
-			return nil, fmt.Errorf("row %d of the table: %w", len(rows), err)
+			return fmt.Errorf("row %d of the table: %w", len(rows), err)
 		}
-		if c := t.counts[slot]; c < 0 {
-			return nil, fmt.Errorf("row %v retracted %d more times than added", row, -c)
+		if count < 0 {
+			return fmt.Errorf("row %v retracted %d more times than added", row, -count)
 		}
-		rows = append(rows, held{row, t.counts[slot]})
+		rows = append(rows, held{row, count})
+		return nil
+	})
+	if err != nil {
+		return nil, err
 	}
 	slices.SortFunc(rows, func(a, b held) int { return compareRows(a.row, b.row) })
 	var out []Row
