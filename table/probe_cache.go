@@ -1,6 +1,9 @@
 package table
 
-import "sync"
+import (
+	"sync"
+	"sync/atomic"
+)
 
 // keyPageCacheBytes bounds the decoded key pages kept for probes and
 // lookups, across every open data file of the process. It is the budget of
@@ -18,11 +21,23 @@ type keyPageID struct {
 // keyPage is a key page as a probe searches it: the key columns its bounds
 // do not pin (pageBound.pinned on), decoded, or packed when they are
 // integer fields; or the page's sample, when the probe is to read the rows
-// it wants from the file. It is read-only once cached.
+// it wants from the file. It is read-only once cached but for hits.
 type keyPage struct {
 	vecs   []*colVec
 	packed *packedKeys
 	sample *keySample
+	// Probe keys searched on the page since the cache's clock read since:
+	// how often the page (or sample) spares a read, per key searched in
+	// the cache.
+	hits  atomic.Int64
+	since int64
+}
+
+// density is how often the page was searched per key searched in the
+// cache since it was cached, per byte of size (Laplace-smoothed, so that
+// a page just cached is not the first to go).
+func (kp *keyPage) density(now int64, size int) float64 {
+	return float64(kp.hits.Load()+1) / (float64(max(0, now-kp.since)+1) * float64(size))
 }
 
 func (kp *keyPage) memSize() int {
@@ -55,20 +70,27 @@ func (kp *keyPage) appendKey(dst []byte, types []DataType, r int) []byte {
 type cachedKeyPage struct {
 	page *keyPage
 	size int
-	used bool // read since it was cached or last spared by eviction
 }
 
 // keyPageCache keeps decoded key pages, so the key pages of small upper
-// levels and of hot ranges are decoded once, not once per probe batch.
-// Eviction takes a random page, sparing (once) one read since it was last
-// considered: probes sweep pages in key order, and under such sweeps of
-// more pages than fit, least-recently-used eviction would keep none.
+// levels and of hot ranges are decoded once, not once per probe batch, and
+// the samples of the pages of large levels. Eviction weighs a few pages
+// picked at random and drops the one searched least often per byte it
+// holds (keyPage.density): probes sweep pages in key order, and under such
+// sweeps of more pages than fit, least-recently-used eviction would keep
+// none. A page that has a sample is cached whole only once its sample is
+// searched more often per byte of the page than what it would evict
+// (admitsOver): the pages of a level too large for the cache, each
+// searched for a key or so per batch, cost ten times their samples' bytes
+// to spare one run read each, and stay sampled, while the pages of the
+// upper levels, searched for many keys per batch, are cached whole.
 type keyPageCache struct {
 	mu       sync.Mutex
 	budget   int
 	used     int
 	pages    map[keyPageID]*cachedKeyPage
-	declined int // misses not admitted while full
+	declined int          // misses not admitted while full
+	clock    atomic.Int64 // probe keys searched in the cache's pages
 }
 
 func newKeyPageCache(budget int) *keyPageCache {
@@ -90,12 +112,10 @@ func (c *keyPageCache) getPage(id keyPageID, sample bool) *keyPage {
 	if p == nil {
 		return nil
 	}
-	p.used = true
 	return p.page
 }
 
-// holds says whether key page p of a file, or its sample, is cached,
-// without marking it read.
+// holds says whether key page p of a file, or its sample, is cached.
 func (c *keyPageCache) holds(file uint64, p int) bool {
 	c.mu.Lock()
 	defer c.mu.Unlock()
@@ -118,11 +138,42 @@ func (c *keyPageCache) admits(size int) bool {
 	return c.declined%admitEvery == 0
 }
 
+// evictionChoices is how many cached pages eviction weighs.
+const evictionChoices = 8
+
+// admitsOver says whether a page of about size bytes, whose sample is
+// cached, is to be cached whole: when it fits, or when the page eviction
+// would drop is searched less often per byte than the sample.
+func (c *keyPageCache) admitsOver(size int, sample *keyPage) bool {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if size > c.budget/16 || len(c.pages) == 0 {
+		return false // add would not keep it
+	}
+	if c.used+size <= c.budget {
+		return true
+	}
+	now := c.clock.Load()
+	_, v := c.victim(now)
+	return sample.density(now, size) > v.page.density(now, v.size)
+}
+
+// fits says whether a page of about size bytes is kept without evicting.
+func (c *keyPageCache) fits(size int) bool {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return size <= c.budget/16 && c.used+size <= c.budget
+}
+
+// cachedPageOverhead is the bytes the cache counts for a page beyond its
+// memSize: its entry.
+const cachedPageOverhead = 64
+
 // add caches a page, evicting pages beyond the budget. A page larger than a
 // sixteenth of the budget (a whole row group of a file without a page
 // index) is not kept.
 func (c *keyPageCache) add(id keyPageID, page *keyPage) {
-	size := 64 + page.memSize()
+	size := cachedPageOverhead + page.memSize()
 	if size > c.budget/16 {
 		return
 	}
@@ -131,26 +182,44 @@ func (c *keyPageCache) add(id keyPageID, page *keyPage) {
 	if c.pages[id] != nil {
 		return
 	}
-	for c.used+size > c.budget {
-		c.evictOne()
+	now := c.clock.Load()
+	for c.used+size > c.budget && len(c.pages) > 0 {
+		id, p := c.victim(now)
+		delete(c.pages, id)
+		c.used -= p.size
+	}
+	if page.since == 0 {
+		page.since = now
 	}
 	c.pages[id] = &cachedKeyPage{page: page, size: size}
 	c.used += size
 }
 
-// evictOne drops a random page, skipping up to a few read ones (clearing
-// their mark). Map iteration starts at a random entry.
-func (c *keyPageCache) evictOne() {
-	spared := 0
+// victim weighs up to evictionChoices pages (map iteration starts at a
+// random entry) and returns the one to evict: the one searched least often
+// per byte it holds.
+func (c *keyPageCache) victim(now int64) (keyPageID, *cachedKeyPage) {
+	var vid keyPageID
+	var v *cachedKeyPage
+	vd, n := 0.0, 0
 	for id, p := range c.pages {
-		if p.used && spared < 4 {
-			p.used = false
-			spared++
-			continue
+		if d := p.page.density(now, p.size); v == nil || d < vd {
+			vid, v, vd = id, p, d
 		}
+		if n++; n == evictionChoices {
+			break
+		}
+	}
+	return vid, v
+}
+
+// remove forgets page id.
+func (c *keyPageCache) remove(id keyPageID) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if p := c.pages[id]; p != nil {
 		delete(c.pages, id)
 		c.used -= p.size
-		return
 	}
 }
 

@@ -161,6 +161,7 @@ func (d *DataFile) lookup(keys [][]byte, ids []int32, out []probeMatch) (_ []pro
 	defer probeScratchPool.Put(sc)
 	kr := d.newKeyPageReader(pages, keys, true)
 	defer kr.close()
+	defer d.keyCache.clock.Add(int64(len(keys)))
 	var page *keyPage // key fields pinned.. of page decoded
 	var types []DataType
 	rowKey := func(r int) []byte {
@@ -201,6 +202,7 @@ func (d *DataFile) lookup(keys [][]byte, ids []int32, out []probeMatch) (_ []pro
 			}
 		}
 		ks := k[pb.pinLen:]
+		page.hits.Add(1)
 		if page.sample != nil {
 			// within the bounds: the page's last row is its upper bound
 			r, eq, err := kr.searchSampled(p, page.sample, ks, &run)
@@ -371,35 +373,55 @@ func (d *DataFile) newKeyPageReader(pages []pageBound, keys [][]byte, exact bool
 }
 
 // page returns key page p: the key fields from pageBound.pinned on, from
-// the key-page cache, or the page's sample from it, else decoded, into new
-// vectors it caches (packed where they pack) when the cache admits the
-// page, else into sc's, caching the page's sample where it has one. The
-// page is read-only.
+// the key-page cache, or the page's sample from it, else decoded. A page
+// read whole is cached, packed where it packs, when the cache admits it;
+// else it is decoded into sc's vectors, and where it may be sampled, its
+// sample is cached instead. A page that may be sampled is admitted when it
+// fits, or once its sample has been searched upgradeAfter times and often
+// enough to displace what it would evict (admitsOver); another page as
+// admits says. The page is read-only.
 func (kr *keyPageReader) page(p int, sc *probeScratch) (*keyPage, error) {
 	id := keyPageID{file: kr.d.id, page: p}
 	cache := kr.d.keyCache
 	sampled := kr.sampleable(p)
-	if page := cache.getPage(id, sampled); page != nil {
-		return page, nil
+	cached := cache.getPage(id, sampled) // the page, or its sample
+	if cached != nil && (cached.sample == nil || cached.hits.Load() < upgradeAfter) {
+		return cached, nil
 	}
-	sampleID := keyPageID{file: kr.d.id, page: p, sample: true}
 	pb := &kr.pages[p]
 	from, rows := pb.pinned, int(pb.span.end-pb.span.first)
 	size := rows * 8 * (len(kr.d.keyTypes) - from)
 	if intKeyFields(kr.d.keyTypes[from:]) {
 		size = rows * 4 // likely packed
 	}
-	if !cache.admits(size) {
+	size += cachedPageOverhead
+	sampleID := keyPageID{file: kr.d.id, page: p, sample: true}
+	switch {
+	case cached != nil:
+		if !cache.admitsOver(size, cached) {
+			return cached, nil
+		}
+	case sampled && kr.runsReadable(p):
+		if !cache.fits(size) {
+			sc.prepare(kr.d.keyTypes)
+			if err := kr.read(p, from, sc.keyVecs); err != nil {
+				return nil, err
+			}
+			sc.page = keyPage{vecs: sc.keyVecs[from:]}
+			n := len(kr.d.keyTypes)
+			if s := newKeySample(sc.keyVecs[n-1], kr.d.keyTypes[n-1], rows); s != nil {
+				sp := &keyPage{sample: s}
+				sp.hits.Store(1) // this search
+				cache.add(sampleID, sp)
+			}
+			return &sc.page, nil
+		}
+	case !cache.admits(size):
 		sc.prepare(kr.d.keyTypes)
 		if err := kr.read(p, from, sc.keyVecs); err != nil {
 			return nil, err
 		}
 		sc.page = keyPage{vecs: sc.keyVecs[from:]}
-		if n := len(kr.d.keyTypes); sampled && kr.runsReadable(p) {
-			if s := newKeySample(sc.keyVecs[n-1], kr.d.keyTypes[n-1], rows); s != nil {
-				cache.add(sampleID, &keyPage{sample: s})
-			}
-		}
 		return &sc.page, nil
 	}
 	vecs := make([]*colVec, len(kr.d.keyTypes))
@@ -416,6 +438,12 @@ func (kr *keyPageReader) page(p int, sc *probeScratch) (*keyPage, error) {
 	page := &keyPage{vecs: vecs[from:]}
 	if pk := packKeys(vecs[from:], kr.d.keyTypes[from:], rows); pk != nil {
 		page = &keyPage{packed: pk}
+	}
+	if cached != nil {
+		// the page takes over its sample's searches
+		page.hits.Store(cached.hits.Load())
+		page.since = cached.since
+		cache.remove(sampleID)
 	}
 	cache.add(id, page)
 	return page, nil

@@ -30,6 +30,13 @@ type keySample struct {
 	vals  []int64
 }
 
+// upgradeAfter is how many probe keys a cached sample is searched for
+// before its page, if the cache admits it (admitsOver), is cached whole
+// instead: the pages probes search often (upper levels, hot ranges) are
+// read whole once and then searched in memory, while the rest cost their
+// samples' bytes only.
+const upgradeAfter = 4
+
 func (s *keySample) memSize() int { return 8*cap(s.vals) + 48 }
 
 // sampleable says whether key page p may be sampled: its bounds pin every

@@ -149,3 +149,78 @@ func TestLookupSampledKeyPages(t *testing.T) {
 		}
 	}
 }
+
+// A page that fits is cached whole when first read; once the cache is
+// full, a page first read is cached as its sample, and stays so while it
+// is searched as rarely as what it would evict; a sampled page searched
+// often is cached whole in place of its sample.
+func TestSampledPageCachedWholeWhenSearchedOften(t *testing.T) {
+	const rows = 59 * DefaultPageRows // of which 40 pin kg (kg changes every 3,000 rows)
+	d, _, types := sampleTestFile(t, BigInt().NotNull(), rows, "zstd")
+	const pageBytes = cachedPageOverhead + 4*DefaultPageRows // as page() estimates a packed page
+	d.keyCache = newKeyPageCache(16 * pageBytes)             // 16 such pages (they pack smaller)
+	key := func(i int) []byte {
+		return AppendKeyDatums(nil, types, []Datum{IntDatum(int64(i / 3000)), IntDatum(int64(10*i) - 1<<40)})
+	}
+	var sweep [][]byte // one key per page
+	var ids []int32
+	for i := 500; i < rows; i += DefaultPageRows {
+		sweep, ids = append(sweep, key(i)), append(ids, int32(len(ids)))
+	}
+	cached := func() (pages, samples map[int]bool) {
+		pages, samples = map[int]bool{}, map[int]bool{}
+		for id := range d.keyCache.pages {
+			if id.sample {
+				samples[id.page] = true
+			} else {
+				pages[id.page] = true
+			}
+		}
+		return pages, samples
+	}
+	var sampledFirst map[int]bool
+	for round := range upgradeAfter + 2 {
+		ms, err := d.lookup(sweep, ids, nil)
+		if err != nil || len(ms) != len(sweep) {
+			t.Fatalf("sweep %d: %d of %d keys found, %v", round, len(ms), len(sweep), err)
+		}
+		pages, samples := cached()
+		if len(pages) < 10 || len(samples) < 10 {
+			t.Fatalf("sweep %d: %d pages and %d samples cached of %d pages", round, len(pages), len(samples), len(sweep))
+		}
+		for p := range samples {
+			if pages[p] {
+				t.Fatalf("sweep %d: page %d cached both whole and sampled", round, p)
+			}
+		}
+		if round == 0 {
+			sampledFirst = samples
+		}
+		for p := range sampledFirst {
+			if pages[p] {
+				t.Fatalf("sweep %d: page %d, searched once per sweep, cached whole in place of its sample", round, p)
+			}
+		}
+		if d.keyCache.used > d.keyCache.budget {
+			t.Fatalf("sweep %d: %d bytes cached, budget %d", round, d.keyCache.used, d.keyCache.budget)
+		}
+	}
+	_, samples := cached()
+	hot := -1
+	for p := range samples {
+		hot = max(hot, p)
+	}
+	i := int(d.keyPages()[hot].span.first) + 7
+	for range 1000 {
+		if ms, err := d.lookup([][]byte{key(i)}, []int32{0}, nil); err != nil || len(ms) != 1 || ms[0].pos != int64(i) {
+			t.Fatalf("row %d: %v %v", i, ms, err)
+		}
+	}
+	pages, samples := cached()
+	if !pages[hot] || samples[hot] {
+		t.Fatalf("page %d searched 1,000 times: cached whole %v, sampled %v", hot, pages[hot], samples[hot])
+	}
+	if d.keyCache.used > d.keyCache.budget {
+		t.Fatalf("%d bytes cached, budget %d", d.keyCache.used, d.keyCache.budget)
+	}
+}
