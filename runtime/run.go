@@ -181,7 +181,7 @@ func Start(sys *actors.System, g *Graph, opts Options) (*Run, error) {
 	name := fmt.Sprintf("%s#%d", opts.Name, nextRun(sys))
 	local := filepath.Join(jobDir, "local")
 	env := &taskEnv{sys: sys, plan: p, opts: &r.opts, fio: table.NewLocalFileIO(), local: local, dir: filepath.Join(local, name),
-		maint: &compaction.Jobs{}, stores: &runStores{}}
+		maint: &compaction.Jobs{}, stores: &runStores{}, opJobs: &operatorJobs{sys: sys}}
 	if r.probe, err = actors.NewProbe(sys, name+"-driver"); err != nil {
 		r.removeTmp()
 		return nil, err
@@ -418,20 +418,35 @@ func (r *Run) stop() error {
 }
 
 // release waits, once the run's actors are gone, until nothing of the run
-// uses its directories any more, which the next run's prepare removes: every
-// store closed through its fence (after the Store actors' running jobs, or
-// after the prepare that is still opening them) and no job of the table
-// maintainers running (they write into the tables). A store that fails to
-// close is logged: the run's outcome is in its checkpoints.
+// runs or uses its directories any more, which the next run's prepare
+// removes: every store closed through its fence (after the Store actors'
+// running jobs, or after the prepare that is still opening them), no job of
+// the table maintainers running (they write into the tables), and no job of
+// the operators (a sink's commit of a stopped run is the next run's to
+// repeat, not to race). A store that fails to close is logged: the run's
+// outcome is in its checkpoints.
 func (r *Run) release() {
-	r.sys.Logger().Debug(msgReleasing, "run", r.job.Id)
+	r.env.opJobs.stop()
 	r.env.stores.close()
+	r.releasing(waitStores)
 	if err := r.env.stores.wait(); err != nil {
 		r.sys.Logger().Warn("closing the stores of a stopped run", "run", r.job.Id, "err", err)
 	}
+	r.releasing(waitMaintenance)
 	r.env.maint.Wait()
+	r.releasing(waitOperators)
+	r.env.opJobs.wait()
 }
 
-// msgReleasing is logged when a stopped run starts waiting for its stores
-// and maintenance jobs.
-const msgReleasing = "run stopped: waiting until its stores are closed and its maintenance jobs ended"
+// What a stopped run waits for, in order, each logged (msgReleasing) before
+// its wait: a stop that hangs says on what.
+const (
+	msgReleasing    = "stopped run waits"
+	waitStores      = "stores to close"
+	waitMaintenance = "maintenance jobs to end"
+	waitOperators   = "operator jobs to end"
+)
+
+func (r *Run) releasing(what string) {
+	r.sys.Logger().Debug(msgReleasing, "run", r.job.Id, "for", what)
+}

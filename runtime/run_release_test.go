@@ -221,18 +221,24 @@ func (h *holdExpire) Remove(p string) error {
 	return err
 }
 
-// releaseWatch signals when a stopped run starts waiting for its stores and
-// maintenance jobs.
+// releaseWatch signals when a stopped run starts waiting for what.
 type releaseWatch struct {
+	what    string
 	once    sync.Once
 	waiting chan struct{}
 }
 
 func (w *releaseWatch) Enabled(context.Context, slog.Level) bool { return true }
 func (w *releaseWatch) Handle(_ context.Context, r slog.Record) error {
-	if r.Message == msgReleasing {
-		w.once.Do(func() { close(w.waiting) })
+	if r.Message != msgReleasing {
+		return nil
 	}
+	r.Attrs(func(a slog.Attr) bool {
+		if a.Key == "for" && a.Value.String() == w.what {
+			w.once.Do(func() { close(w.waiting) })
+		}
+		return true
+	})
 	return nil
 }
 func (w *releaseWatch) WithAttrs([]slog.Attr) slog.Handler { return w }
@@ -244,7 +250,7 @@ func (w *releaseWatch) WithGroup(string) slog.Handler      { return w }
 // maintainer expires one in a job, which is held while the run stops; it is
 // let go once the stop waits (or has returned, which it must not have).
 func TestStopWaitsForHeldMaintenanceJob(t *testing.T) {
-	watch := &releaseWatch{waiting: make(chan struct{})}
+	watch := &releaseWatch{what: waitMaintenance, waiting: make(chan struct{})}
 	sys := actors.NewSystem(actors.Options{Logger: slog.New(watch)})
 	defer sys.Close()
 	hold := &holdExpire{FileIO: table.NewLocalFileIO(), entered: make(chan struct{}), release: make(chan struct{})}
@@ -341,4 +347,73 @@ func TestKilledSimulatedRunClosesItsStores(t *testing.T) {
 		t.Fatal(err)
 	}
 	be.closedOnce(t, 2)
+}
+
+// holdCommits holds its first commit until release and notes when that
+// commit ended.
+type holdCommits struct {
+	once             sync.Once
+	entered, release chan struct{}
+	ended            atomic.Bool
+}
+
+func (h *holdCommits) Commit(*Txn) error {
+	held := false
+	h.once.Do(func() { held = true })
+	if held {
+		close(h.entered)
+		<-h.release
+		h.ended.Store(true)
+	}
+	return nil
+}
+
+// A run's stop returns only once the running executor jobs of its
+// operators ended: a sink's commit still running after the stop would race
+// the next run's commit of the same transactions. The first checkpoint's
+// commit is held while the run stops; it is let go once the stop waits (or
+// has returned, which it must not have).
+func TestStopWaitsForRunningSinkCommit(t *testing.T) {
+	watch := &releaseWatch{what: waitOperators, waiting: make(chan struct{})}
+	sys := actors.NewSystem(actors.Options{Logger: slog.New(watch)})
+	defer sys.Close()
+	schema := Schema{{Name: "k", Type: table.BigInt().NotNull()}}
+	g := NewGraph()
+	in := g.Source("in", idleSource{schema: schema, rows: []Row{{subtask.Int(1)}, {subtask.Int(2)}}})[0]
+	commits := &holdCommits{entered: make(chan struct{}), release: make(chan struct{})}
+	in.Sink("out", commits)
+	run, err := Start(sys, g, Options{Dir: t.TempDir()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := run.AwaitSourcesIdle(); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := run.Checkpoint(); err != nil {
+		t.Fatal(err)
+	}
+	select {
+	case <-commits.entered:
+	case <-time.After(time.Minute):
+		t.Fatal("the sink did not commit the first checkpoint")
+	}
+	stopped := make(chan bool)
+	go func() {
+		_ = run.Kill()
+		stopped <- commits.ended.Load()
+	}()
+	var ended bool
+	select {
+	case <-watch.waiting:
+		close(commits.release)
+		ended = <-stopped
+	case ended = <-stopped:
+		close(commits.release)
+	case <-time.After(time.Minute):
+		close(commits.release)
+		t.Fatal("the run's stop neither returned nor waited for its jobs")
+	}
+	if !ended {
+		t.Fatal("the run's stop returned while its sink's commit was still running")
+	}
 }

@@ -3,6 +3,8 @@ package runtime
 import (
 	"errors"
 
+	"github.com/asynkron/protoactor-go/actor"
+
 	"github.com/lakestate/lakestate/actors"
 )
 
@@ -60,3 +62,30 @@ func (s *runStores) wait() error {
 	}
 	return errors.Join(errs...)
 }
+
+// operatorJobs runs the executor jobs of a run's operators (OperatorContext.
+// Submit) inside a fence: a job that has not started when the run stops
+// never runs, and the stop waits for the running ones.
+type operatorJobs struct {
+	sys   *actors.System
+	fence actors.JobFence
+}
+
+// refusedJob is what a job refused after the run stopped posts to its
+// (stopped) task.
+type refusedJob struct{}
+
+// submit returns the Submit of the operator of the task at self.
+func (o *operatorJobs) submit(self *actor.PID) func(work func() any) {
+	return func(work func() any) {
+		o.sys.Executor().Submit(self, func() any {
+			var out any = &refusedJob{}
+			o.fence.Run(func() { out = work() })
+			return out
+		})
+	}
+}
+
+// stop refuses every later job; wait waits until no running job is left.
+func (o *operatorJobs) stop() { o.fence.Close(func() error { return nil }) }
+func (o *operatorJobs) wait() { <-o.fence.Done() }

@@ -29,6 +29,8 @@ type taskEnv struct {
 	maint *compaction.Jobs
 	// stores closes what the prepare opened when the run stops.
 	stores *runStores
+	// opJobs runs the operators' executor jobs (a sink's commits).
+	opJobs *operatorJobs
 }
 
 // taskCore is what every task does with its PIDs, its outputs and failure.

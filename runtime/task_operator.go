@@ -103,7 +103,7 @@ func (t *operatorTask) setup(self *actor.PID, m *wireMsg) error {
 		Parallelism:    t.env.plan.parallelism,
 		MaxParallelism: t.env.plan.maxParallelism,
 		KeyGroups:      t.tp.keyGroups,
-		submit:         func(work func() any) { t.env.sys.Executor().Submit(self, work) },
+		submit:         t.env.opJobs.submit(self),
 		committed:      func(id int64) { t.send(t.env.job, &sinkCommitted{task: t.tp.global, id: id}) },
 	}
 	for _, e := range n.inputs {
