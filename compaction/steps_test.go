@@ -2,6 +2,7 @@ package compaction
 
 import (
 	"math/rand/v2"
+	"slices"
 	"testing"
 
 	"github.com/lakestate/lakestate/table"
@@ -13,23 +14,39 @@ import (
 // two barrier rounds, and the invariants hold after every round and step.
 // A session that restarts between two steps of a cut compaction (a crash)
 // picks up the tree those steps left, partly hidden files and all.
+//
+// What bounds a step: a piece of a cut section reads guide files of its
+// output level worth at most StepBytes by the splitter's estimate, or one
+// guide when a single one is estimated above it; guides are rewrite outputs,
+// rolled at StepBytes/2. So a piece writes about StepBytes, and 3*StepBytes
+// leaves room for keys not spread exactly alike over the runs. A step that
+// is not cut reads more than StepBytes only when its section cannot be cut
+// (fewer than two files at its output level, e.g. the first compaction of
+// runs straight from level 0): it is bounded by the tree, not by StepBytes,
+// and writes each key of the table at most once.
 func TestUniformUpdatesShapeInBoundedSteps(t *testing.T) {
 	e := newEnv(t, 1, map[string]string{table.OptionTargetFileSize: "1mb"})
 	const stepBytes = 24 << 10
 	cfg := Config{StepBytes: stepBytes}
 	s := e.session(cfg)
 	rng := rand.New(rand.NewPCG(6, 18))
-	var largest, tree int64
-	bounded, restarts := 0, 0
+	const keys = 12000
+	var largest, uncut, tree int64
+	bounded, restarts, cut := 0, 0, 0
 	for i := int64(0); i < 30; i++ {
-		all, up := puts(0, 12000, "v"+itoa(i)), map[int64]row{}
-		for k := range int64(12000) {
+		all, up := puts(0, keys, "v"+itoa(i)), map[int64]row{}
+		for k := range int64(keys) {
 			if rng.IntN(8) == 0 {
 				up[k] = all[k]
 			}
 		}
 		e.round(s, up, nil)
-		if i%5 == 4 && pendingSteps(s) > 0 {
+		// Every other time a cut compaction has steps left, the session
+		// restarts before the next one.
+		if pendingSteps(s) > 0 {
+			cut++
+		}
+		if pendingSteps(s) > 0 && cut%2 == 1 {
 			bounded += s.Stats().BoundedSteps
 			s.Close()
 			s = e.session(cfg)
@@ -41,22 +58,37 @@ func TestUniformUpdatesShapeInBoundedSteps(t *testing.T) {
 			continue
 		}
 		before := s.Stats().ShapingBytes
-		if err := s.Finish(j.Run()); err != nil {
+		r := j.Run()
+		if err := s.Finish(r); err != nil {
 			t.Fatal(err)
 		}
-		if j.Kind == JobShape {
-			largest = max(largest, s.Stats().ShapingBytes-before)
-		}
 		tree = max(tree, j.levels.TotalSize())
+		if j.Kind != JobShape {
+			continue
+		}
+		if slices.ContainsFunc(j.plan.Steps, func(st table.CompactStep) bool { return st.Bounds != nil }) {
+			largest = max(largest, s.Stats().ShapingBytes-before)
+		} else {
+			checkUncut(t, s.cmp, j.plan, stepBytes)
+			var rows int64
+			for _, f := range newFiles(r.res) {
+				rows += f.RowCount
+			}
+			if rows > keys {
+				t.Fatalf("a step wrote %d rows; the table has %d keys", rows, keys)
+			}
+			uncut = max(uncut, s.Stats().ShapingBytes-before)
+		}
 	}
 	e.shapeAll(s)
 	bounded += s.Stats().BoundedSteps
-	t.Logf("%d bounded steps, %d restarts between steps; largest step wrote %d bytes, largest tree %d bytes", bounded, restarts, largest, tree)
+	t.Logf("%d bounded steps, %d restarts between steps; largest step cut by key range wrote %d bytes, largest uncut step %d, largest tree %d bytes",
+		bounded, restarts, largest, uncut, tree)
 	if bounded == 0 || restarts == 0 {
 		t.Fatal("no step was bounded by key range, or no restart fell between two; the test does not exercise cut sections")
 	}
 	if largest > 3*stepBytes {
-		t.Fatalf("a step wrote %d bytes, step size %d", largest, stepBytes)
+		t.Fatalf("a step cut by key range wrote %d bytes, step size %d", largest, stepBytes)
 	}
 	if err := s.Check(); err != nil {
 		t.Fatal(err)
@@ -71,4 +103,17 @@ func pendingSteps(s *Session) int {
 		n += len(tr.pending)
 	}
 	return n
+}
+
+// checkUncut fails unless every section of an uncut step that reads more
+// than maxBytes is one the splitter cannot cut.
+func checkUncut(t *testing.T, cmp table.KeyComparator, p table.CompactPlan, maxBytes int64) {
+	t.Helper()
+	for _, st := range p.Steps {
+		for _, section := range st.Sections {
+			if sectionBytes(section) > maxBytes && cutSection(cmp, section, p.OutputLevel, maxBytes, st.Lookup) != nil {
+				t.Fatalf("a step rewrote a section of %d bytes whole that could be cut into steps of %d", sectionBytes(section), maxBytes)
+			}
+		}
+	}
 }
