@@ -188,7 +188,6 @@ func (ft *frozenTable) commit(now int64) (TableCheckpoint, int64, error) {
 	if err != nil || rec == nil {
 		return tc, 0, err
 	}
-	defer rec.Release()
 	for _, k := range kinds {
 		if k == table.KindDelete {
 			tc.Tombstones++
@@ -198,6 +197,8 @@ func (ft *frozenTable) commit(now int64) (TableCheckpoint, int64, error) {
 	}
 	tc.Committed = true
 	id, err := ft.base.commitRecord(rec, kinds, now)
+	rec.Release()
+	ft.base.writer.recycle() // the record is written: its buffers serve the next
 	return tc, id, err
 }
 

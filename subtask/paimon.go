@@ -274,8 +274,10 @@ func (t *paimonTable) commitRows(rows []mutation, nowMillis int64) (int64, error
 	if err != nil {
 		return 0, err
 	}
-	defer rec.Release()
-	return t.commitRecord(rec, kinds, nowMillis)
+	id, err := t.commitRecord(rec, kinds, nowMillis)
+	rec.Release()
+	t.writer.recycle()
+	return id, err
 }
 
 // commitRecord commits the record of a flush (its rows sorted, at most one

@@ -270,6 +270,15 @@ func (c *paimonCodec) finishWrite(n int) (arrow.Record, error) {
 	return rec, nil
 }
 
+// recycle hands the buffers of the last record built back to the flush
+// columns, once that record was written and released: nothing may read it
+// after this.
+func (c *paimonCodec) recycle() {
+	for j := range c.write {
+		c.write[j].recycle()
+	}
+}
+
 // writeKeys decodes the encoded keys of a flush into the primary-key
 // columns.
 func (c *paimonCodec) writeKeys(rows []mutation) error {

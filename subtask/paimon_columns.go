@@ -16,7 +16,8 @@ import (
 // itself (validity bitmap, little-endian values, offsets and bytes), sized
 // for the flush up front: value i is stored at its place, so setting a
 // datum is a store, and no builder grows, copies or dispatches per value.
-// The buffers go to the record and are made anew for every flush.
+// The buffers go to the record; once it was written (recycle), the next
+// flush fills them again.
 type flushColumn struct {
 	typ   arrow.DataType
 	kind  columnKind
@@ -31,6 +32,16 @@ type flushColumn struct {
 	// column's room is sized from them, since counting the bytes first
 	// would visit every row's datums twice.
 	lastBytes, lastRows int
+	// lent are the buffers of the last record, spare those handed back
+	// (recycle) once that record was written: the next flush fills them
+	// instead of allocating and zeroing a flush's worth of memory.
+	lent, spare columnBuffers
+}
+
+// columnBuffers are the buffers of one column of a record.
+type columnBuffers struct {
+	valid, vals []byte
+	offs        []int32
 }
 
 type columnKind uint8
@@ -82,20 +93,52 @@ func (c *flushColumn) start(n, data int, key bool) {
 		data = max(data, int(int64(c.lastBytes)*int64(n)/int64(c.lastRows)*9/8))
 	}
 	c.n, c.nulls, c.end = n, 0, 0
+	spare := c.spare
+	c.lent, c.spare = columnBuffers{}, columnBuffers{}
 	c.valid = nil
 	if !key {
-		c.valid = make([]byte, bitmapBytes(n))
+		c.valid = zeroed(spare.valid, bitmapBytes(n))
 	}
 	switch c.kind {
 	case columnBool:
-		c.vals = make([]byte, bitmapBytes(n))
+		c.vals = zeroed(spare.vals, bitmapBytes(n))
 	case columnBytes:
-		c.offs = make([]int32, n+1)
-		c.vals = make([]byte, data)
+		// Every value sets its end offset and its bytes, in order: only
+		// the first offset is not written.
+		c.offs = reused(spare.offs, n+1)
+		c.offs[0] = 0
+		c.vals = reused(spare.vals, data)
+		c.vals = c.vals[:cap(c.vals)]
 	default:
-		c.vals = make([]byte, n*c.width)
+		// A NULL is the zero bytes the column starts with.
+		c.vals = zeroed(spare.vals, n*c.width)
 	}
 }
+
+// reused is buf resliced to n elements if it holds them and is not far
+// larger (a spike of one flush is not kept for all later ones), else a new
+// slice with room for a quarter more, as flushes grow with the state; its
+// elements are not cleared.
+func reused[T byte | int32](buf []T, n int) []T {
+	if cap(buf) >= n && cap(buf) <= max(4*n, 64<<10) {
+		return buf[:n]
+	}
+	return make([]T, n, n+n/4)
+}
+
+// zeroed is reused with its n elements zero.
+func zeroed(buf []byte, n int) []byte {
+	if cap(buf) >= n && cap(buf) <= max(4*n, 64<<10) {
+		buf = buf[:n]
+		clear(buf)
+		return buf
+	}
+	return make([]byte, n, n+n/4)
+}
+
+// recycle hands back the buffers of the column's last record, which nothing
+// reads any more: the next start fills them.
+func (c *flushColumn) recycle() { c.spare, c.lent = c.lent, columnBuffers{} }
 
 // bitmapBytes is the size of a bitmap of n bits, in whole 64-bit words.
 func bitmapBytes(n int) int { return (n + 63) / 64 * 8 }
@@ -266,7 +309,7 @@ func (c *flushColumn) setKeyBytes(i int, src string) (int, error) {
 }
 
 // array hands the column's buffers to an Arrow array; the column starts
-// anew before its next use.
+// anew before its next use, in them if they were recycled.
 func (c *flushColumn) array() arrow.Array {
 	var valid *memory.Buffer
 	if c.nulls > 0 {
@@ -279,6 +322,7 @@ func (c *flushColumn) array() arrow.Array {
 	}
 	data := array.NewData(c.typ, c.n, bufs, nil, c.nulls, 0)
 	defer data.Release()
+	c.lent = columnBuffers{valid: c.valid, vals: c.vals, offs: c.offs}
 	c.valid, c.vals, c.offs = nil, nil, nil
 	return array.MakeFromData(data)
 }

@@ -173,6 +173,7 @@ func parquetWriterOptions(layout *dataFileLayout, s *Schema, opts DataFileOption
 		// Pages are cut explicitly every PageRows rows (see pageBufferSize).
 		parquet.PageBufferSize(pageBuffer),
 		parquet.ColumnIndexSizeLimit(func([]string) int { return 64 }),
+		parquet.ColumnPageBuffers(pageBuffers),
 		parquet.CreatedBy("lakestate", "1", ""),
 	}
 	switch codec := resolvedCodec(s, opts); codec {

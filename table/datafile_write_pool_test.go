@@ -2,6 +2,8 @@ package table
 
 import (
 	"bytes"
+	"io"
+	"math/rand/v2"
 	"strings"
 	"testing"
 
@@ -190,5 +192,58 @@ func TestOneRecordFileSmallPageBuffer(t *testing.T) {
 				t.Fatalf("%s: column %d has %d pages, want 5 of %d rows", codec, c, len(idx.PageLocations), DefaultPageRows)
 			}
 		}
+	}
+}
+
+// A page buffer reads, seeks and writes as one slice would, across chunk
+// boundaries, and after it was reset for reuse holds nothing of its past.
+func TestPageBufferActsAsOneSlice(t *testing.T) {
+	rng := rand.New(rand.NewPCG(5, 6))
+	b := &pageBuffer{pool: &pageBufferPool{}}
+	for round := range 3 {
+		var want []byte
+		at := 0
+		for range 200 {
+			switch rng.IntN(4) {
+			case 0, 1: // write, mostly appending
+				p := make([]byte, rng.IntN(pageChunk/2))
+				for i := range p {
+					p[i] = byte(rng.Uint32())
+				}
+				if n, err := b.Write(p); n != len(p) || err != nil {
+					t.Fatalf("write: %d, %v", n, err)
+				}
+				if end := at + len(p); end > len(want) {
+					want = append(want, make([]byte, end-len(want))...)
+				}
+				copy(want[at:], p)
+				at += len(p)
+			case 2: // seek
+				to := int64(rng.IntN(len(want) + 10))
+				got, err := b.Seek(to, io.SeekStart)
+				at = min(int(to), len(want))
+				if err != nil || got != int64(at) {
+					t.Fatalf("seek %d: %d, %v", to, got, err)
+				}
+			case 3: // read a little
+				p := make([]byte, rng.IntN(pageChunk/4))
+				n, _ := b.Read(p)
+				if !bytes.Equal(p[:n], want[at:at+n]) {
+					t.Fatalf("round %d: read %d bytes at %d differ", round, n, at)
+				}
+				at += n
+			}
+		}
+		if _, err := b.Seek(0, io.SeekStart); err != nil {
+			t.Fatal(err)
+		}
+		var out bytes.Buffer
+		if n, err := io.Copy(&out, b); err != nil || n != int64(len(want)) {
+			t.Fatalf("round %d: copied %d of %d bytes: %v", round, n, len(want), err)
+		}
+		if !bytes.Equal(out.Bytes(), want) {
+			t.Fatalf("round %d: the buffer's bytes differ", round)
+		}
+		b.release()
 	}
 }
