@@ -31,6 +31,9 @@ type keyPage struct {
 	// the cache.
 	hits  atomic.Int64
 	since int64
+	// a sample's hits from which its page is next weighed for the cache
+	// (admitsOver), doubled each time it is declined
+	upgradeAt atomic.Int64
 }
 
 // density is how often the page was searched per key searched in the

@@ -374,18 +374,18 @@ func (d *DataFile) newKeyPageReader(pages []pageBound, keys [][]byte, exact bool
 
 // page returns key page p: the key fields from pageBound.pinned on, from
 // the key-page cache, or the page's sample from it, else decoded. A page
-// read whole is cached, packed where it packs, when the cache admits it;
-// else it is decoded into sc's vectors, and where it may be sampled, its
-// sample is cached instead. A page that may be sampled is admitted when it
-// fits, or once its sample has been searched upgradeAfter times and often
-// enough to displace what it would evict (admitsOver); another page as
-// admits says. The page is read-only.
+// that may be sampled is read whole and cached (packed) when it fits, or
+// once its sample has been searched upgradeAfter times and often enough to
+// displace what it would evict (admitsOver); else it is not read, and its
+// sample, which knows the page's bounds only until probes read its runs,
+// is cached and returned. Another page is read whole, and cached where the
+// cache admits it, else decoded into sc's vectors. The page is read-only.
 func (kr *keyPageReader) page(p int, sc *probeScratch) (*keyPage, error) {
 	id := keyPageID{file: kr.d.id, page: p}
 	cache := kr.d.keyCache
 	sampled := kr.sampleable(p)
 	cached := cache.getPage(id, sampled) // the page, or its sample
-	if cached != nil && (cached.sample == nil || cached.hits.Load() < upgradeAfter) {
+	if cached != nil && (cached.sample == nil || cached.hits.Load() < max(upgradeAfter, cached.upgradeAt.Load())) {
 		return cached, nil
 	}
 	pb := &kr.pages[p]
@@ -399,22 +399,14 @@ func (kr *keyPageReader) page(p int, sc *probeScratch) (*keyPage, error) {
 	switch {
 	case cached != nil:
 		if !cache.admitsOver(size, cached) {
+			cached.upgradeAt.Store(2 * cached.hits.Load())
 			return cached, nil
 		}
 	case sampled && kr.runsReadable(p):
 		if !cache.fits(size) {
-			sc.prepare(kr.d.keyTypes)
-			if err := kr.read(p, from, sc.keyVecs); err != nil {
-				return nil, err
-			}
-			sc.page = keyPage{vecs: sc.keyVecs[from:]}
-			n := len(kr.d.keyTypes)
-			if s := newKeySample(sc.keyVecs[n-1], kr.d.keyTypes[n-1], rows); s != nil {
-				sp := &keyPage{sample: s}
-				sp.hits.Store(1) // this search
-				cache.add(sampleID, sp)
-			}
-			return &sc.page, nil
+			sp := &keyPage{sample: kr.partialKeySample(p)}
+			cache.add(sampleID, sp)
+			return sp, nil
 		}
 	case !cache.admits(size):
 		sc.prepare(kr.d.keyTypes)

@@ -3,7 +3,9 @@ package table
 import (
 	"encoding/binary"
 	"fmt"
+	"math"
 	"sort"
+	"sync/atomic"
 )
 
 // A table larger than the key-page cache misses most of its deepest level's
@@ -12,23 +14,45 @@ import (
 // key field but the last, an integer stored PLAIN without nulls, the cache
 // keeps instead a sample of the page, every keySampleEvery-th key: the
 // probe then reads only the run of rows between two samples (512 bytes of a
-// BIGINT key) where the page's layout puts them. A sample costs a tenth of
-// a packed page, so the samples of every page of a file ten times the
-// cache's budget fit in it; they are cached, counted and evicted as pages
-// are. A page whose sample is cached is not read whole again: the cache
-// then keeps the pages probes find in full (upper levels, hot ranges) and
-// the samples of the others.
+// BIGINT key; of a zstd page, the frame that holds them) where the page's
+// layout puts them. A sample costs a tenth of a packed page, so the samples
+// of every page of a file ten times the cache's budget fit in it; they are
+// cached, counted and evicted as pages are. A page first searched while the
+// cache is full is not read whole either: its sample starts from the
+// page's bounds and learns its entries from the runs probes read, the
+// first of a page guessed by interpolation between the entries known. The
+// cache keeps whole the pages probes search often (upper levels, hot
+// ranges) and the samples of the others.
 
 // keySampleEvery is the spacing, in rows, of a key sample.
 const keySampleEvery = 64
 
 // keySample is the sampled last key field of a key page: vals[i] is row
-// i*keySampleEvery's.
+// i*keySampleEvery's, or unknownEntry. A sample made from the decoded page
+// knows every entry; one made when the page is first searched
+// (partialKeySample) knows the first, and learns the others as the runs
+// of rows that probes read show them, so a first search reads a run or
+// two rather than the page. Entries are set once, atomically, so probes
+// may share a sample while it learns. (The last field ascends within the
+// page, so no entry but the first, always known, is the least int64.)
 type keySample struct {
 	rows  int
-	width int // bytes per value: 4 or 8
+	width int   // bytes per value: 4 or 8
+	last  int64 // the page's last row's
 	vals  []int64
 }
+
+// unknownEntry marks a sample entry not learnt yet.
+const unknownEntry = math.MinInt64
+
+// entry returns sample entry i and whether it is known.
+func (s *keySample) entry(i int) (int64, bool) {
+	v := atomic.LoadInt64(&s.vals[i])
+	return v, i == 0 || v != unknownEntry
+}
+
+// learn sets entry i.
+func (s *keySample) learn(i int, v int64) { atomic.StoreInt64(&s.vals[i], v) }
 
 // upgradeAfter is how many probe keys a cached sample is searched for
 // before its page, if the cache admits it (admitsOver), is cached whole
@@ -95,9 +119,26 @@ func newKeySample(v *colVec, t DataType, rows int) *keySample {
 	if w == 0 || v.width != w || v.nulls > 0 || len(v.fixed) < rows*w || rows == 0 {
 		return nil
 	}
-	s := &keySample{rows: rows, width: w, vals: make([]int64, 0, (rows+keySampleEvery-1)/keySampleEvery)}
+	s := emptyKeySample(rows, w, fixedInt(v.fixed, w, rows-1))
 	for r := 0; r < rows; r += keySampleEvery {
-		s.vals = append(s.vals, fixedInt(v.fixed, w, r))
+		s.learn(r/keySampleEvery, fixedInt(v.fixed, w, r))
+	}
+	return s
+}
+
+// partialKeySample is the sample of sampleable key page p that knows only
+// what the page's bounds say: its first and last rows' last key field.
+func (kr *keyPageReader) partialKeySample(p int) *keySample {
+	pb := &kr.pages[p]
+	s := emptyKeySample(int(pb.span.end-pb.span.first), len(pb.lo)-pb.pinLen, decodeIntKey(pb.hi[pb.pinLen:]))
+	s.learn(0, decodeIntKey(pb.lo[pb.pinLen:]))
+	return s
+}
+
+func emptyKeySample(rows, width int, last int64) *keySample {
+	s := &keySample{rows: rows, width: width, last: last, vals: make([]int64, (rows+keySampleEvery-1)/keySampleEvery)}
+	for i := range s.vals {
+		s.vals[i] = unknownEntry
 	}
 	return s
 }
@@ -117,66 +158,113 @@ type sampledRun struct {
 	vals  []byte
 }
 
+// rows returns the run's first row and row count when it is of page p.
+func (run *sampledRun) rows(p, width int) (first, n int) {
+	if run.page != p {
+		return 0, 0
+	}
+	return run.first, len(run.vals) / width
+}
+
 // searchSampled finds the probe key suffix ks (the page's last key field)
 // in sampled key page p: it returns the key's row in the page and whether
-// the page holds it, reading at most the run of rows between two samples
-// (into run, which a next key of the same run reuses).
+// the page holds it. Between the known sample entries around the key it
+// reads the run of rows where the key would lie, guessed by interpolation
+// where entries between are unknown, learning the entries each run shows,
+// until the key's run is read (into run, which a next key of the same run
+// reuses).
 func (kr *keyPageReader) searchSampled(p int, s *keySample, ks []byte, run *sampledRun) (int, bool, error) {
 	if len(ks) != s.width {
 		return 0, false, nil
 	}
 	want := decodeIntKey(ks)
-	i := sort.Search(len(s.vals), func(i int) bool { return s.vals[i] > want }) - 1
-	if i < 0 {
-		return 0, false, nil
-	}
-	first := i * keySampleEvery
-	if s.vals[i] == want {
-		return first, true, nil
-	}
-	end := min(first+keySampleEvery, s.rows)
-	if run.page != p || run.first != first {
+	n := len(s.vals)
+	for {
+		if first, m := run.rows(p, s.width); m > 0 && fixedInt(run.vals, s.width, 0) <= want && want <= fixedInt(run.vals, s.width, m-1) {
+			r := sort.Search(m, func(r int) bool { return fixedInt(run.vals, s.width, r) >= want })
+			return first + r, fixedInt(run.vals, s.width, r) == want, nil
+		}
+		// the known entries around want: i at or below it, j above it
+		i, iv := -1, int64(0)
+		j, jv := n, s.last+1
+		for e := 0; e < n; e++ {
+			v, ok := s.entry(e)
+			if !ok {
+				continue
+			}
+			if v > want {
+				j, jv = e, v
+				break
+			}
+			i, iv = e, v
+		}
+		switch {
+		case i < 0 || want > s.last:
+			return 0, false, nil // beyond the page
+		case iv == want:
+			return i * keySampleEvery, true, nil
+		}
+		g := i // the run to read: want's when j follows i, else a guess
+		if j > i+1 {
+			g = i + 1 + int(float64(j-i-1)*float64(want-iv)/float64(jv-iv))
+			g = min(max(g, i+1), j-1)
+		}
+		first, end := g*keySampleEvery, min((g+1)*keySampleEvery, s.rows)
 		run.page = -1
-		vals, err := kr.readRun(p, first, end, s.width)
+		vals, first, err := kr.readRun(p, first, end, s.width)
 		if err != nil {
 			return 0, false, err
 		}
 		run.page, run.first, run.vals = p, first, vals
+		m := len(vals) / s.width
+		for r := (first + keySampleEvery - 1) / keySampleEvery * keySampleEvery; r < first+m; r += keySampleEvery {
+			s.learn(r/keySampleEvery, fixedInt(vals, s.width, r-first))
+		}
+		if g == i && want > fixedInt(vals, s.width, m-1) {
+			return 0, false, nil // between i's run and j: absent
+		}
 	}
-	n := end - first
-	r := sort.Search(n, func(r int) bool { return fixedInt(run.vals, s.width, r) >= want })
-	return first + r, r < n && fixedInt(run.vals, s.width, r) == want, nil
 }
 
 // readRun reads rows [first, end) of the last key column of key page p,
-// PLAIN values of width bytes, into the reader's run buffer.
-func (kr *keyPageReader) readRun(p, first, end, width int) ([]byte, error) {
+// PLAIN values of width bytes, into the reader's run buffer; of a zstd
+// page, the rows of the frames that hold them where frames start on a
+// value (as from says: the row of the first value read).
+func (kr *keyPageReader) readRun(p, first, end, width int) (_ []byte, from int, err error) {
 	d := kr.d
 	col := d.keyCols[len(d.keyCols)-1]
 	gi, q, err := kr.pageOf(p)
 	if err != nil {
-		return nil, err
+		return nil, 0, err
 	}
 	g := &d.groups[gi]
 	sc := kr.runScratch()
 	lay := d.pageLayout(g, col, q, sc)
 	s := g.pages[col][q]
 	if lay == noLayout || lay.valid != nil || lay.marks != nil || d.leaves[col].fixedWidth() != width || d.leaves[col].maxDef != 0 {
-		return nil, corruptError(d.path, fmt.Errorf("column %d: key page at %d has no PLAIN layout of %d-byte values", col, s.off, width))
+		return nil, 0, corruptError(d.path, fmt.Errorf("column %d: key page at %d has no PLAIN layout of %d-byte values", col, s.off, width))
 	}
-	from, to := lay.values+int64(first*width), lay.values+int64(end*width)
+	w := int64(width)
+	if fr := lay.frames; fr != nil && first < end {
+		// the frames' other rows cost nothing more
+		a, b := fr.span(lay.values+int64(first)*w, lay.values+int64(end)*w)
+		if f0, f1 := int64(fr.plain[a])-lay.values, int64(fr.plain[b])-lay.values; f0 >= 0 && f0%w == 0 && f1%w == 0 && f1/w <= int64(kr.pages[p].span.end-kr.pages[p].span.first) {
+			first, end = int(f0/w), int(f1/w)
+		}
+	}
+	from64, to := lay.values+int64(first)*w, lay.values+int64(end)*w
 	if lay.frames == nil && to > s.size {
-		return nil, corruptError(d.path, fmt.Errorf("column %d: key page at %d: rows [%d,%d) beyond its %d bytes", col, s.off, first, end, s.size))
+		return nil, 0, corruptError(d.path, fmt.Errorf("column %d: key page at %d: rows [%d,%d) beyond its %d bytes", col, s.off, first, end, s.size))
 	}
-	b, err := d.layoutBytes(lay, s, from, to, sc)
+	b, err := d.layoutBytes(lay, s, from64, to, sc)
 	if err != nil {
-		return nil, corruptError(d.path, fmt.Errorf("column %d: key page at %d: %w", col, s.off, err))
+		return nil, 0, corruptError(d.path, fmt.Errorf("column %d: key page at %d: %w", col, s.off, err))
 	}
 	if len(b) != (end-first)*width {
-		return nil, corruptError(d.path, fmt.Errorf("column %d: key page at %d: %d bytes for rows [%d,%d)", col, s.off, len(b), first, end))
+		return nil, 0, corruptError(d.path, fmt.Errorf("column %d: key page at %d: %d bytes for rows [%d,%d)", col, s.off, len(b), first, end))
 	}
 	kr.run = append(kr.run[:0], b...)
-	return kr.run, nil
+	return kr.run, first, nil
 }
 
 // pageOf returns the row group of key page p and p's index among the

@@ -53,9 +53,9 @@ func sampleTestFile(t *testing.T, keyType DataType, rows int, codec string) (*Da
 	cf := &countingReadable{ReadableFile: d.f}
 	d.f = cf
 	// A page (4 KiB as the cache estimates it) is over the budget, and a
-	// packed one over a sixteenth of it; a sample (about 240 bytes) is
+	// packed one over a sixteenth of it; a sample (about 250 bytes) is
 	// not: the cache keeps samples only.
-	d.keyCache = newKeyPageCache(4000)
+	d.keyCache = newKeyPageCache(4400)
 	return d, cf, []DataType{Int().NotNull(), keyType}
 }
 
@@ -118,6 +118,15 @@ func TestLookupSampledKeyPages(t *testing.T) {
 			}
 			ms, err = d.lookup(keys, ids, nil)
 			check("sampled", ms, err, ids, want)
+			// single keys on pages first searched, whose samples know only
+			// their bounds at first and learn entries from the runs read
+			d.keyCache = newKeyPageCache(d.keyCache.budget)
+			for n := range 600 {
+				i := (n * 7919) % rows
+				k := [][]byte{key(i/3000, kOf(i)), key(i/3000, kOf(i)+1)}
+				ms, err := d.lookup(k, []int32{0, 1}, nil)
+				check("first searches", ms, err, []int32{0, 1}, []int64{int64(i), -1})
+			}
 			// single keys, also in a page spanning two key groups, which has no sample
 			for _, i := range []int{0, 63, 64, 65, 1023, 1024, 2999, 3000, 3001, 5000, 12345, rows - 1} {
 				k := [][]byte{key(i/3000, kOf(i)), key(i/3000, kOf(i)+3)}
