@@ -404,3 +404,63 @@ func BenchmarkSyncWait(b *testing.B) {
 		b.ReportMetric(float64(s.Backpressure().SortedRuns), "runs")
 	}
 }
+
+// BenchmarkWriteAmplification replays an append-mostly state (a join side
+// keyed by unique ids, Nexmark q20): each checkpoint adds 3000 new keys
+// spread over the whole key space and updates 100 old ones, with shaping
+// run to completion between barriers. Every merge rewrites whole runs,
+// since every run spans the key space. Reported: write amplification
+// (bytes written / bytes ingested), the mean and largest new bytes a
+// checkpoint uploads (files live at its round's snapshot and not at the
+// previous checkpoint's), and the most and the mean sorted runs a bucket
+// held after a round (what a probe that misses decodes a page of each).
+func BenchmarkWriteAmplification(b *testing.B) {
+	for _, checkpoints := range []int{25, 100, 300} {
+		b.Run(fmt.Sprintf("checkpoints=%d", checkpoints), func(b *testing.B) {
+			for i := 0; i < b.N; i++ {
+				e := newEnv(b, 1, map[string]string{table.OptionTargetFileSize: "2mb"})
+				s := benchSession(b, e, Config{})
+				rng := rand.New(rand.NewPCG(9, 10))
+				prev := map[string]int64{}
+				var ingested int64
+				var uploads []int64
+				var keys []int64
+				runs, runSum := 0, 0
+				for chk := 0; chk < checkpoints; chk++ {
+					batch := make([]int64, 0, 3100)
+					for range 3000 {
+						batch = append(batch, 2*rng.Int64N(1<<40))
+					}
+					for range min(100, len(keys)) {
+						batch = append(batch, keys[rng.IntN(len(keys))])
+					}
+					keys = append(keys, batch[:3000]...)
+					slices.Sort(batch)
+					batch = slices.Compact(batch)
+					snap := e.bulk(batch, len(batch), fmt.Sprintf("c%d", chk))
+					ingested += lastAppendBytes(b, e, snap)
+					e.barrier(s, snap)
+					runs = max(runs, s.Backpressure().SortedRuns)
+					runSum += s.Backpressure().SortedRuns
+					cur := liveSizes(b, e)
+					var up int64
+					for name, size := range cur {
+						if _, ok := prev[name]; !ok {
+							up += size
+						}
+					}
+					uploads = append(uploads, up)
+					prev = cur
+					e.shapeAll(s)
+				}
+				st := s.Stats()
+				written := ingested + st.RoundBytes + st.ShapingBytes
+				b.ReportMetric(float64(written)/float64(ingested), "write-amp")
+				b.ReportMetric(float64(sum(uploads)>>10)/float64(len(uploads)), "mean-upload-KiB")
+				b.ReportMetric(float64(slices.Max(uploads)>>10), "max-upload-KiB")
+				b.ReportMetric(float64(runs), "max-runs")
+				b.ReportMetric(float64(runSum)/float64(checkpoints), "mean-runs")
+			}
+		})
+	}
+}

@@ -192,7 +192,7 @@ func (s *Session) bucketJob(tr *tree, nowMillis int64) (j *Job, ok bool) {
 				base.Kind, base.shift, base.info = JobShift, files, s.commitInfo(nowMillis)
 				return &base, true
 			}
-			unit, ok = vacateMerge(tr.levels)
+			unit, ok = vacateMerge(s.opts.Universal(), tr.levels)
 		}
 		if !ok {
 			return nil, false

@@ -46,27 +46,25 @@ func shifted(dvs table.DeletionVectors, files []table.DataFileMeta) table.Compac
 }
 
 // vacateMerge is the compaction that frees a level when none is empty: the
-// two adjacent levels (from level 1 down) of the smallest combined size merge
-// into the deeper one. The next step can then shift the runs above down.
-func vacateMerge(l *table.Levels) (table.CompactUnit, bool) {
+// two newest runs, and each next run no larger than the merge so far
+// (universal compaction's size-ratio pick for one run too many), into the
+// level above the first run it leaves, or the max level. The next step can
+// then shift the runs above down.
+//
+// Merging the smallest adjacent pair instead is cheaper now and dearer
+// soon: that pair is mostly the newest run and the one below it, so the run
+// below grows by one checkpoint's delta per merge and is rewritten each
+// time, a cost quadratic in the number of checkpoints. Merging the newest
+// runs by size ratio keeps the runs growing geometrically with age and
+// frees every level it merges at once.
+func vacateMerge(u table.UniversalCompaction, l *table.Levels) (table.CompactUnit, bool) {
 	if len(l.Level0()) > 0 || len(l.RunOfLevel(1).Files) == 0 {
 		return table.CompactUnit{}, false
 	}
-	best, bestSize := 0, int64(-1)
-	for lv := 1; lv < l.MaxLevel(); lv++ {
-		a, b := l.RunOfLevel(lv), l.RunOfLevel(lv+1)
-		if len(a.Files) == 0 || len(b.Files) == 0 {
+	for lv := 2; lv <= l.MaxLevel(); lv++ {
+		if len(l.RunOfLevel(lv).Files) == 0 {
 			return table.CompactUnit{}, false
 		}
-		if size := a.TotalSize() + b.TotalSize(); bestSize < 0 || size < bestSize {
-			best, bestSize = lv, size
-		}
 	}
-	if best == 0 {
-		return table.CompactUnit{}, false
-	}
-	unit := table.CompactUnit{OutputLevel: best + 1}
-	unit.Files = append(unit.Files, l.RunOfLevel(best).Files...)
-	unit.Files = append(unit.Files, l.RunOfLevel(best+1).Files...)
-	return unit, true
+	return u.PickNewest(l.NumLevels(), l.SortedRuns(), 2)
 }

@@ -37,6 +37,18 @@ func (u UniversalCompaction) Pick(numLevels int, runs []LevelSortedRun) (Compact
 	return CompactUnit{}, false
 }
 
+// PickNewest merges the newest count runs, and each next run the size ratio
+// admits (runs at levels 0 and 1 regardless): Paimon's pick for a run count
+// past the trigger, for a caller that must take runs before the trigger
+// would. count is at least 2.
+func (u UniversalCompaction) PickNewest(numLevels int, runs []LevelSortedRun, count int) (CompactUnit, bool) {
+	if count < 2 || count > len(runs) {
+		return CompactUnit{}, false
+	}
+	unit, _ := u.pickForSizeRatio(numLevels-1, runs, count, false)
+	return worthCompacting(unit)
+}
+
 // PickLevel0 takes every level-0 run, plus the following runs the size ratio
 // admits, whatever the triggers say: the lookup round that makes level-0 data
 // visible in a deletion-vector table.

@@ -147,6 +147,46 @@ func TestUniversalPickForceUpLevel0(t *testing.T) {
 	}
 }
 
+func TestUniversalPickNewest(t *testing.T) {
+	u := UniversalCompaction{MaxSizeAmplificationPercent: 200, SizeRatio: 1, NumSortedRunTrigger: 5}
+	tests := []struct {
+		name      string
+		runs      []LevelSortedRun
+		count     int
+		wantOK    bool
+		wantLevel int
+		wantFiles []string
+	}{
+		{name: "one run is no merge", runs: testRuns("1:1", "2:10"), count: 1},
+		{name: "more runs than there are", runs: testRuns("1:1"), count: 2},
+		{
+			// 1+10 = 11 < 100 at level 3: the two newest go to level 2.
+			name: "geometric runs: the newest two", runs: testRuns("1:1", "2:10", "3:100", "4:1000", "5:10000"), count: 2,
+			wantOK: true, wantLevel: 2, wantFiles: []string{"r0", "r1"},
+		},
+		{
+			// 4+3 = 7 >= 4 -> 11 < 16: three runs into level 3.
+			name: "absorbs a run no larger than the merge", runs: testRuns("1:4", "2:3", "3:4", "4:16", "5:100"), count: 2,
+			wantOK: true, wantLevel: 3, wantFiles: []string{"r0", "r1", "r2"},
+		},
+		{
+			name: "absorbing every run writes the max level", runs: testRuns("1:5", "2:5", "3:5", "4:5", "5:5"), count: 2,
+			wantOK: true, wantLevel: 5, wantFiles: []string{"r0", "r1", "r2", "r3", "r4"},
+		},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			unit, ok := u.PickNewest(6, tt.runs, tt.count)
+			if ok != tt.wantOK {
+				t.Fatalf("ok = %v, want %v (unit %+v)", ok, tt.wantOK, unit)
+			}
+			if ok && (unit.OutputLevel != tt.wantLevel || !reflect.DeepEqual(names(unit.Files), tt.wantFiles)) {
+				t.Fatalf("unit = %v -> L%d, want %v -> L%d", names(unit.Files), unit.OutputLevel, tt.wantFiles, tt.wantLevel)
+			}
+		})
+	}
+}
+
 func TestCreateUnitNeverOutputsLevel0(t *testing.T) {
 	tests := []struct {
 		name      string
