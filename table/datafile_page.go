@@ -28,9 +28,12 @@ type pageScratch struct {
 	winOff int64
 	raw    []byte
 	plain  []byte
-	defs   []byte
-	idx    []int32
-	offs   []uint32
+	// plain holds the decompressed body, from its start, of the zstd page
+	// whose layout plainOf is (learnt with it), else nil
+	plainOf *pageLayout
+	defs    []byte
+	idx     []int32
+	offs    []uint32
 }
 
 var pageScratchPool = sync.Pool{New: func() any { return new(pageScratch) }}
@@ -166,14 +169,14 @@ func (d *DataFile) pageBytes(m *format.ColumnMetaData, off, size, prefix int64, 
 		if err != nil || dl != int(h.uncompressed) {
 			return h, nil, fmt.Errorf("page at %d: snappy block of %d bytes for %d uncompressed (%v)", off, dl, h.uncompressed, err)
 		}
-		sc.plain = grow(sc.plain, dl)
+		sc.plain, sc.plainOf = grow(sc.plain, dl), nil
 		out, err := snappy.Decode(sc.plain, src)
 		if err != nil {
 			return h, nil, fmt.Errorf("page at %d: snappy: %w", off, err)
 		}
 		return h, out, nil
 	case format.Zstd:
-		sc.plain = grow(sc.plain, int(h.uncompressed))
+		sc.plain, sc.plainOf = grow(sc.plain, int(h.uncompressed)), nil
 		if err := zstdDecodeInto(sc.plain, src); err != nil {
 			return h, nil, fmt.Errorf("page at %d: zstd: %w", off, err)
 		}

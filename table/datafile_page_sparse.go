@@ -334,6 +334,9 @@ func (d *DataFile) layoutOf(c int, s pageSpan, raw []byte, zstdBound int64, sc *
 			frames.comp[i] += uint32(n)
 		}
 		lay.frames = &frames
+		if plain != nil {
+			sc.plainOf = lay // a first read of the page's rows takes them from there
+		}
 		body, full, values = plain, int(h.uncompressed), 0
 	}
 	leaf := d.leaves[c]

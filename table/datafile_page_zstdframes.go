@@ -135,7 +135,7 @@ func zstdBody(body []byte, plainSize int, sc *pageScratch) (_ zstdFrames, plain 
 	if err != nil {
 		return fr, nil, false
 	}
-	sc.plain = grow(sc.plain, plainSize)
+	sc.plain, sc.plainOf = grow(sc.plain, plainSize), nil
 	if zstdDecodeInto(sc.plain, body) != nil {
 		return fr, nil, false
 	}
@@ -157,7 +157,7 @@ func zstdLevels(body []byte, plainSize int, levels bool, sc *pageScratch) (_ zst
 	}
 	need := int64(4) // the levels' length, then the levels
 	for b := 1; ; {
-		sc.plain = grow(sc.plain, int(fr.plain[b]))
+		sc.plain, sc.plainOf = grow(sc.plain, int(fr.plain[b])), nil
 		if zstdDecodeInto(sc.plain, body[:fr.comp[b]]) != nil {
 			return fr, nil, false
 		}
@@ -173,7 +173,8 @@ func zstdLevels(body []byte, plainSize int, levels bool, sc *pageScratch) (_ zst
 
 // layoutBytes returns bytes [from, to) of the values of page s by its
 // layout: of an uncompressed page, read from the file; of a zstd page,
-// decompressed from the frames that hold them. They alias sc.
+// decompressed from the frames that hold them, or taken from what learning
+// the layout decompressed (pageScratch.plainOf). They alias sc.
 func (d *DataFile) layoutBytes(lay *pageLayout, s pageSpan, from, to int64, sc *pageScratch) ([]byte, error) {
 	fr := lay.frames
 	if fr == nil {
@@ -182,12 +183,15 @@ func (d *DataFile) layoutBytes(lay *pageLayout, s pageSpan, from, to int64, sc *
 	if from < 0 || to <= from || to > int64(fr.plain[len(fr.plain)-1]) {
 		return nil, fmt.Errorf("values [%d,%d) outside the page's %d bytes", from, to, fr.plain[len(fr.plain)-1])
 	}
+	if sc.plainOf == lay && to <= int64(len(sc.plain)) {
+		return sc.plain[from:to], nil
+	}
 	a, b := fr.span(from, to)
 	src, err := sc.bytes(d.f, s.off+int64(fr.comp[a]), int64(fr.comp[b]-fr.comp[a]))
 	if err != nil {
 		return nil, err
 	}
-	sc.plain = grow(sc.plain, int(fr.plain[b]-fr.plain[a]))
+	sc.plain, sc.plainOf = grow(sc.plain, int(fr.plain[b]-fr.plain[a])), nil
 	if err := zstdDecodeInto(sc.plain, src); err != nil {
 		return nil, fmt.Errorf("zstd frames %d-%d: %w", a, b, err)
 	}
