@@ -110,36 +110,63 @@ func (g *Generator) SetOffset(offset int64) error {
 // events left), and returns n; zero means the subtask is exhausted. Strings
 // in the events are never modified afterwards, so rows may keep them.
 func (g *Generator) Next(batch []Event) int {
+	return g.NextWanted(batch, [3]bool{true, true, true})
+}
+
+// NextWanted is Next for a reader that uses only the kinds wanted[kind]:
+// an event of another kind holds its id, kind and event time (the DateTime
+// of its member) and nothing else, and costs none of its random draws. An
+// event depends on its id alone, so skipping one changes no other.
+func (g *Generator) NextWanted(batch []Event, wanted [3]bool) int {
 	n := int(min(int64(len(batch)), g.numEvents-g.offset))
 	for i := range n {
-		g.fill(&batch[i], g.offset+int64(i))
+		g.fill(&batch[i], g.offset+int64(i), &wanted)
 	}
 	g.offset += int64(n)
 	return n
 }
 
-func (g *Generator) fill(e *Event, offset int64) {
+func (g *Generator) fill(e *Event, offset int64, wanted *[3]bool) {
 	eventNumber := 1 + offset
 	id := g.firstEventID + eventNumber
 	ts := g.timestamp(eventNumber)
-	r := newSplitRandom(eventSeed(g.seedMix, id))
 	e.ID = id
 	switch rem := id % g.cfg.totalProportion(); {
 	case rem < g.cfg.PersonProportion:
 		e.Kind = KindPerson
-		g.person(&e.Person, id, ts, &r)
-		e.Auction = Auction{}
-		e.Bid = Bid{}
 	case rem < g.cfg.PersonProportion+g.cfg.AuctionProportion:
 		e.Kind = KindAuction
-		g.auction(&e.Auction, id, eventNumber, ts, &r)
-		e.Person = Person{}
-		e.Bid = Bid{}
 	default:
 		e.Kind = KindBid
-		g.bid(&e.Bid, id, ts, &r)
+	}
+	if e.Kind != KindPerson {
 		e.Person = Person{}
+	}
+	if e.Kind != KindAuction {
 		e.Auction = Auction{}
+	}
+	if e.Kind != KindBid {
+		e.Bid = Bid{}
+	}
+	if !wanted[e.Kind] {
+		switch e.Kind {
+		case KindPerson:
+			e.Person = Person{DateTime: ts}
+		case KindAuction:
+			e.Auction = Auction{DateTime: ts}
+		default:
+			e.Bid = Bid{DateTime: ts}
+		}
+		return
+	}
+	r := newSplitRandom(eventSeed(g.seedMix, id))
+	switch e.Kind {
+	case KindPerson:
+		g.person(&e.Person, id, ts, &r)
+	case KindAuction:
+		g.auction(&e.Auction, id, eventNumber, ts, &r)
+	default:
+		g.bid(&e.Bid, id, ts, &r)
 	}
 }
 

@@ -339,3 +339,51 @@ func TestNewGeneratorRejectsBadArguments(t *testing.T) {
 		}
 	}
 }
+
+// NextWanted gives the events of the wanted kinds exactly as Next does, and
+// of the others their id, kind and event time.
+func TestNextWantedSkipsOnlyUnwantedKinds(t *testing.T) {
+	cfg := DefaultConfig()
+	cfg.NumEvents = 5000
+	for _, wanted := range [][3]bool{{false, false, true}, {false, true, true}, {true, false, false}, {}} {
+		all, err := NewGenerator(cfg, 1, 2)
+		if err != nil {
+			t.Fatal(err)
+		}
+		some, _ := NewGenerator(cfg, 1, 2)
+		if err := all.SetOffset(100); err != nil {
+			t.Fatal(err)
+		}
+		want := make([]Event, 300)
+		got := make([]Event, 300)
+		all.Next(want)
+		// The batch holds events of other kinds at each position: every
+		// member must be overwritten.
+		some.SetOffset(1001)
+		some.Next(got)
+		some.SetOffset(100)
+		if n := some.NextWanted(got, wanted); n != len(got) {
+			t.Fatalf("%d events, want %d", n, len(got))
+		}
+		for i := range want {
+			w, g := want[i], got[i]
+			if !wanted[w.Kind] {
+				if g.ID != w.ID || g.Kind != w.Kind || g.DateTime() != w.DateTime() {
+					t.Fatalf("wanted %v, event %d: id %d kind %v time %d, want %d %v %d", wanted, i, g.ID, g.Kind, g.DateTime(), w.ID, w.Kind, w.DateTime())
+				}
+				w = Event{ID: w.ID, Kind: w.Kind}
+				switch w.Kind {
+				case KindPerson:
+					w.Person.DateTime = want[i].Person.DateTime
+				case KindAuction:
+					w.Auction.DateTime = want[i].Auction.DateTime
+				default:
+					w.Bid.DateTime = want[i].Bid.DateTime
+				}
+			}
+			if g != w {
+				t.Fatalf("wanted %v, event %d: %+v, want %+v", wanted, i, g, w)
+			}
+		}
+	}
+}

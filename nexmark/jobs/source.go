@@ -36,7 +36,11 @@ func (s *Source) Open(split int, offset int64, wanted []bool) (runtime.SplitRead
 	if err := g.SetOffset(offset); err != nil {
 		return nil, err
 	}
-	return &reader{gen: g, wanted: wanted, maxTime: math.MinInt64}, nil
+	rd := &reader{gen: g, maxTime: math.MinInt64}
+	for k := range rd.wanted {
+		rd.wanted[k] = k < len(wanted) && wanted[k]
+	}
+	return rd, nil
 }
 
 // eventBatch is the events generated at a time.
@@ -47,8 +51,10 @@ const eventBatch = 256
 const rowChunk = 816
 
 type reader struct {
-	gen     *nexmark.Generator
-	wanted  []bool
+	gen *nexmark.Generator
+	// wanted says by event kind whether its rows are read: the generator
+	// skips the others.
+	wanted  [3]bool
 	events  []nexmark.Event
 	maxTime int64
 }
@@ -73,7 +79,7 @@ func (r *reader) Read(n int, emit func(int, runtime.Row)) (runtime.ReadStatus, e
 		r.events = make([]nexmark.Event, eventBatch)
 	}
 	for n > 0 {
-		got := r.gen.Next(r.events[:min(n, eventBatch)])
+		got := r.gen.NextWanted(r.events[:min(n, eventBatch)], r.wanted)
 		if got == 0 {
 			break
 		}
