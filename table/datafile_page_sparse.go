@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"math/bits"
+	"sort"
 	"sync"
 	"sync/atomic"
 
@@ -45,6 +46,11 @@ type pageLayout struct {
 	// Of a zstd page, where its frames lie, relative to the page's offset
 	// (compressed) and to its decompressed body (plain).
 	frames *zstdFrames
+	// Of a zstd page of byte arrays: the first value that starts in or
+	// after frame f is value frameFirst[f], at values+frameAt[f]. A read
+	// of values within a frame starts there or at a later mark, so it
+	// decompresses the frame before only for a value straddling the two.
+	frameFirst, frameAt []uint32
 }
 
 // markEvery is the spacing of the layout's marks, in values.
@@ -171,7 +177,7 @@ func framedRun(lay *pageLayout, leaf leafInfo, sel []int32) int {
 		if k < 0 {
 			continue
 		}
-		from, to := valueBytes(lay, leaf, k)
+		from, to, _ := valueBytes(lay, leaf, k)
 		if a < 0 {
 			if from < 0 || to <= from || to > int64(fr.plain[len(fr.plain)-1]) {
 				return len(sel) // the read reports it
@@ -187,14 +193,32 @@ func framedRun(lay *pageLayout, leaf leafInfo, sel []int32) int {
 }
 
 // valueBytes is where value k of a page lies by its layout: bytes [from,
-// to) of the page (of a zstd page, of its decompressed body); of byte
-// arrays, the values between the marks around k.
-func valueBytes(lay *pageLayout, leaf leafInfo, k int) (from, to int64) {
+// to) of the page (of a zstd page, of its decompressed body), from the
+// start of value first; of byte arrays, from the last mark or frame start
+// at or before k, to the next mark or the end of k's frame that holds k.
+func valueBytes(lay *pageLayout, leaf leafInfo, k int) (from, to int64, first int) {
 	if w := int64(leaf.fixedWidth()); w > 0 {
-		return lay.values + int64(k)*w, lay.values + int64(k+1)*w
+		return lay.values + int64(k)*w, lay.values + int64(k+1)*w, k
 	}
 	a := k / lay.markEvery()
-	return lay.values + int64(lay.marks[a]), lay.values + int64(lay.marks[a+1])
+	from, to, first = int64(lay.marks[a]), int64(lay.marks[a+1]), a*lay.markEvery()
+	if n := len(lay.frameFirst); n > 0 {
+		// f: the frame value k starts in
+		f := sort.Search(n, func(f int) bool { return int(lay.frameFirst[f]) > k }) - 1
+		if f >= 0 && int(lay.frameFirst[f]) > first {
+			from, first = int64(lay.frameAt[f]), int(lay.frameFirst[f])
+		}
+		if f+1 < n {
+			// value k ends where value k+1 starts: before the next frame
+			// when k+1 starts in this one, else at frameAt[f+1]
+			end := int64(lay.frameAt[f+1])
+			if k+1 < int(lay.frameFirst[f+1]) {
+				end = int64(lay.frames.plain[f+1]) - lay.values
+			}
+			to = min(to, end)
+		}
+	}
+	return lay.values + from, lay.values + to, first
 }
 
 // decodeLaidOutRun appends rows sel of page s by its layout lay, reading
@@ -215,16 +239,8 @@ func (d *DataFile) decodeLaidOutRun(lay *pageLayout, s pageSpan, leaf leafInfo, 
 		}
 		return nil
 	}
-	first := lo // value index of the first value read
-	var from, to int64
-	if w := int64(leaf.fixedWidth()); w > 0 {
-		from, to = lay.values+int64(lo)*w, lay.values+int64(hi)*w
-	} else {
-		every := lay.markEvery()
-		a, b := lo/every, (hi+every-1)/every
-		first = a * every
-		from, to = lay.values+int64(lay.marks[a]), lay.values+int64(lay.marks[b])
-	}
+	from, _, first := valueBytes(lay, leaf, lo) // first: value index of the first value read
+	_, to, _ := valueBytes(lay, leaf, hi-1)
 	buf, err := d.layoutBytes(lay, s, from, to, sc)
 	if err != nil {
 		return fmt.Errorf("page at %d: %w", s.off, err)
@@ -404,10 +420,20 @@ func (d *DataFile) layoutOf(c int, s pageSpan, raw []byte, zstdBound int64, sc *
 	}
 	every := lay.markEvery()
 	marks := make([]uint32, 0, (rows+every-1)/every+1)
+	var bounds []uint32 // frame starts, relative to the values
+	if fr := lay.frames; fr != nil && len(fr.comp) > 2 {
+		for _, p := range fr.plain[:len(fr.plain)-1] {
+			bounds = append(bounds, uint32(max(0, int64(p)-values)))
+		}
+		lay.frameFirst, lay.frameAt = make([]uint32, 0, len(bounds)), make([]uint32, 0, len(bounds))
+	}
 	at := uint64(0)
 	for j := range rows {
 		if j%every == 0 {
 			marks = append(marks, uint32(at))
+		}
+		for f := len(lay.frameFirst); f < len(bounds) && at >= uint64(bounds[f]); f++ {
+			lay.frameFirst, lay.frameAt = append(lay.frameFirst, uint32(j)), append(lay.frameAt, uint32(at))
 		}
 		if at+4 > uint64(len(body)) {
 			return noLayout, false
@@ -418,5 +444,8 @@ func (d *DataFile) layoutOf(c int, s pageSpan, raw []byte, zstdBound int64, sc *
 		}
 	}
 	lay.marks = append(marks, uint32(at))
+	for f := len(lay.frameFirst); f < len(bounds); f++ { // frames after the last value's start
+		lay.frameFirst, lay.frameAt = append(lay.frameFirst, uint32(rows)), append(lay.frameAt, uint32(at))
+	}
 	return lay, false
 }

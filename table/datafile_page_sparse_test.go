@@ -199,3 +199,75 @@ func TestSparseRowsApartReadOnlyTheirFrames(t *testing.T) {
 		}
 	}
 }
+
+// Of a zstd page of strings in frames, each row read alone matches the
+// whole page's, and a string that lies within one frame reads that frame
+// only, not the one before where its layout mark lies there; a string
+// straddling two frames reads both.
+func TestSparseStringWithinAFrameReadsThatFrame(t *testing.T) {
+	for _, nulls := range []bool{false, true} {
+		var d *DataFile
+		if nulls {
+			fio, p := writtenStateFile(t, "zstd-frames")
+			b, err := fio.ReadFile(p)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if d, err = openMem(b, p, stateSchema()); err != nil {
+				t.Fatal(err)
+			}
+		} else {
+			d = laidOutFile(t, "zstd-frames")
+		}
+		g := &d.groups[0]
+		counted := &countingReader{ReadableFile: d.f}
+		d.f = counted
+		c := d.fieldCols[d.schema.FieldIndex("v_str")]
+		for p, s := range g.pages[c] {
+			whole := newColVec(columnType(d, c))
+			if err := d.decodePage(g, c, s, whole, new(pageScratch)); err != nil {
+				t.Fatal(err)
+			}
+			rows := int32(whole.n)
+			if err := d.decodePageRows(g, c, p, []int32{0}, newColVec(columnType(d, c)), new(pageScratch)); err != nil { // learns
+				t.Fatal(err)
+			}
+			lay := g.layouts[c].pages[p].Load()
+			if lay == noLayout || lay.frames == nil || len(lay.frames.comp) < 4 {
+				t.Fatalf("nulls %v page %d: layout %+v, want frames", nulls, p, lay)
+			}
+			fr := lay.frames
+			within, straddling := 0, 0
+			at := lay.values // where the next value starts in the page's body
+			for r := range rows {
+				got, want := newColVec(columnType(d, c)), newColVec(columnType(d, c))
+				counted.bytes = 0
+				if err := d.decodePageRows(g, c, p, []int32{r}, got, new(pageScratch)); err != nil {
+					t.Fatalf("nulls %v page %d row %d: %v", nulls, p, r, err)
+				}
+				want.gather(whole, []int32{r})
+				if !sameVec(got, want) {
+					t.Fatalf("nulls %v page %d row %d:\n%+v\n%+v", nulls, p, r, got, want)
+				}
+				k := lay.valueOf(int(r))
+				if k < 0 {
+					continue
+				}
+				from, to := at, at+4+int64(whole.offs[r+1]-whole.offs[r])
+				at = to
+				a, b := fr.span(from, to)
+				if frames := int64(fr.comp[b] - fr.comp[a]); counted.bytes > frames {
+					t.Errorf("nulls %v page %d row %d (bytes [%d,%d), frames %d-%d): read %d compressed bytes, its frames hold %d", nulls, p, r, from, to, a, b, counted.bytes, frames)
+				}
+				if b-a == 1 {
+					within++
+				} else {
+					straddling++
+				}
+			}
+			if within < int(rows)/2 || straddling == 0 {
+				t.Fatalf("nulls %v page %d: %d strings within a frame, %d straddling", nulls, p, within, straddling)
+			}
+		}
+	}
+}
