@@ -267,6 +267,18 @@ func (a *tableAgent) terminated(ctx actor.Context, who *actor.PID) {
 	}
 }
 
+// HandleFailure makes the agent the supervisor of its maintainer and
+// lister: one that panicked is stopped, whatever restart budget the system
+// has, so that its Terminated brings a replacement and errMaintenanceGone
+// answers what it was asked. Restarted in place, it would drop those
+// requests without a word (a barrier queued behind its job, a listing
+// waiting for its read; their replaced instance's late results are
+// ignored), and the agent would wait for their answers forever.
+func (a *tableAgent) HandleFailure(_ *actor.ActorSystem, sup actor.Supervisor, child *actor.PID, _ *actor.RestartStatistics, reason, _ any) {
+	a.sys.Logger().Error("maintenance actor of a table panicked; it stops", "table", a.name, "actor", child.Id, "reason", reason)
+	sup.StopChildren(child)
+}
+
 func (a *tableAgent) spawnMaintainer(ctx actor.Context) {
 	opts := a.opts
 	opts.Notify = ctx.Self()
