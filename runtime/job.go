@@ -81,6 +81,8 @@ func (j *jobActor) Receive(ctx actor.Context) {
 		if j.trig.request(m.token) {
 			j.askCheckpoint(ctx)
 		}
+	case *finalRetry:
+		j.retryFinal(ctx)
 	case *checkpointTick:
 		if j.trig.request(0) {
 			j.askCheckpoint(ctx)
@@ -364,14 +366,27 @@ func (j *jobActor) complete(ctx actor.Context, id int64) {
 func (j *jobActor) abort(ctx actor.Context, id int64, err error) {
 	j.trig.ended(id)
 	j.env.sys.Send(j.driver, &evAborted{id: id, err: err})
-	ask := false
 	// A final checkpoint aborted because a later one completed (checkpoints
 	// overlap) is not needed again: the later one captured all output too.
+	// Otherwise another is asked for after a pause, not at once: one that
+	// fails on every try (a store declining it, storage down) would be
+	// retried in a loop that keeps the system busy and, in a simulation,
+	// its clock from moving.
 	if j.final == id && j.completed < id {
 		j.final = 0
-		ask = j.trig.request(0)
+		j.env.sys.Clock().SendAfter(j.env.opts.IdlePoll, ctx.Self(), &finalRetry{})
 	}
-	if ask || j.trig.next() {
+	if j.trig.next() {
+		j.askCheckpoint(ctx)
+	}
+}
+
+// finalRetry asks again for the final checkpoint after one was aborted,
+// unless another has been injected since.
+type finalRetry struct{}
+
+func (j *jobActor) retryFinal(ctx actor.Context) {
+	if j.final == 0 && j.trig.request(0) {
 		j.askCheckpoint(ctx)
 	}
 }

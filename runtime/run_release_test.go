@@ -417,3 +417,33 @@ func TestStopWaitsForRunningSinkCommit(t *testing.T) {
 		t.Fatal("the run's stop returned while its sink's commit was still running")
 	}
 }
+
+// A final checkpoint that fails on every try (here every store declines:
+// the test's stores have no checkpoint support) is asked for again after a
+// pause, not at once: in a simulation the clock moves on, and the run is
+// not busy retrying for ever.
+func TestFailingFinalCheckpointIsRetriedAfterAPause(t *testing.T) {
+	sim := actors.NewSim(actors.SimOptions{Options: actors.Options{Seed: 1}, MaxSteps: 200_000})
+	run, err := Start(sim.System(), keyedGraph(func() Operator { return openedOp{opened: new(atomic.Int32)} }),
+		Options{Parallelism: 2, Backend: &countedBackend{}, Dir: t.TempDir()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := sim.RunFor(time.Second); err != nil {
+		t.Fatalf("a second of the failing run: %v", err)
+	}
+	aborted := 0
+	for _, m := range run.probe.Drain() {
+		if _, ok := m.(*evAborted); ok {
+			aborted++
+		}
+	}
+	// One try per 10 ms poll, give or take the ones before the sources
+	// ended.
+	if aborted < 50 || aborted > 150 {
+		t.Fatalf("%d checkpoints aborted in a second, want one per poll", aborted)
+	}
+	if err := run.Kill(); err != nil {
+		t.Fatal(err)
+	}
+}
