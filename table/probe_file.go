@@ -376,10 +376,12 @@ func (d *DataFile) newKeyPageReader(pages []pageBound, keys [][]byte, exact bool
 // the key-page cache, or the page's sample from it, else decoded. A page
 // that may be sampled is read whole and cached (packed) when it fits, or
 // once its sample has been searched upgradeAfter times and often enough to
-// displace what it would evict (admitsOver); else it is not read, and its
-// sample, which knows the page's bounds only until probes read its runs,
-// is cached and returned. Another page is read whole, and cached where the
-// cache admits it, else decoded into sc's vectors. The page is read-only.
+// displace what it would evict (admitsOver); else its sample is cached:
+// of a page of zstd frames, the page is not read, and its sample knows the
+// page's bounds only until probes read its runs; of another, the page is
+// decoded into sc's vectors and sampled whole. Another page is read whole,
+// and cached where the cache admits it, else decoded into sc's vectors.
+// The page is read-only.
 func (kr *keyPageReader) page(p int, sc *probeScratch) (*keyPage, error) {
 	id := keyPageID{file: kr.d.id, page: p}
 	cache := kr.d.keyCache
@@ -403,10 +405,23 @@ func (kr *keyPageReader) page(p int, sc *probeScratch) (*keyPage, error) {
 			return cached, nil
 		}
 	case sampled && kr.runsReadable(p):
-		if !cache.fits(size) {
+		switch {
+		case cache.fits(size):
+		case kr.framed(p):
 			sp := &keyPage{sample: kr.partialKeySample(p)}
 			cache.add(sampleID, sp)
 			return sp, nil
+		default:
+			sc.prepare(kr.d.keyTypes)
+			if err := kr.read(p, from, sc.keyVecs); err != nil {
+				return nil, err
+			}
+			sc.page = keyPage{vecs: sc.keyVecs[from:]}
+			n := len(kr.d.keyTypes)
+			if s := newKeySample(sc.keyVecs[n-1], kr.d.keyTypes[n-1], rows); s != nil {
+				cache.add(sampleID, &keyPage{sample: s})
+			}
+			return &sc.page, nil
 		}
 	case !cache.admits(size):
 		sc.prepare(kr.d.keyTypes)

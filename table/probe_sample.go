@@ -112,6 +112,21 @@ func (kr *keyPageReader) runsReadable(p int) bool {
 	return lay != noLayout && lay.valid == nil && lay.marks == nil
 }
 
+// framed says whether the last key column's page of key page p is zstd in
+// several frames, of which a run read decompresses one: the page is then
+// not read whole to sample it (partialKeySample). An uncompressed page is
+// a copy, and a page of one frame is decompressed whole by any run read.
+func (kr *keyPageReader) framed(p int) bool {
+	d := kr.d
+	col := d.keyCols[len(d.keyCols)-1]
+	gi, q, err := kr.pageOf(p)
+	if err != nil {
+		return false
+	}
+	lay := d.pageLayout(&d.groups[gi], col, q, kr.runScratch())
+	return lay != noLayout && lay.frames != nil && len(lay.frames.comp) > 2
+}
+
 // newKeySample samples v, the decoded last key field of a page of rows
 // rows; nil when v is not such a field.
 func newKeySample(v *colVec, t DataType, rows int) *keySample {
