@@ -31,13 +31,13 @@ func (f *frozenMap) record(c *paimonCodec) (arrow.Record, []table.ValueKind, err
 	return c.writeMapRecord(rows, f.buf.keys)
 }
 
-// lookup returns every entry of a written key.
-func (f *frozenMap) lookup(key string) ([]mapEntry, bool) {
+// lookup returns the handle of a written key, which holds all its entries.
+func (f *frozenMap) lookup(key string) (*MapEntries, bool) {
 	at, ok := f.buf.index[key]
 	if !ok {
 		return nil, false
 	}
-	return f.buf.slots[at].entries, true
+	return f.buf.slots[at], true
 }
 
 func (m *MapState) prepareFreeze() error { return nil }

@@ -3,6 +3,7 @@ package subtask
 import (
 	"fmt"
 	"iter"
+	"math/bits"
 	"slices"
 	"strings"
 	"unsafe"
@@ -39,6 +40,42 @@ type MapState struct {
 	// commitFlush is the storage of frozen flushes' rows; only their
 	// commits touch it.
 	commitFlush mapFlush
+	// outgrown holds entry arrays that handles grew out of, for the next
+	// handle that grows: see entryArray.
+	outgrown [recycledClasses][]mapEntry
+}
+
+// recycledClasses is the number of capacity classes of outgrown entry
+// arrays (1, 2, 4, ... 1024 entries). A key that takes a run of records in
+// an interval (an auction's bids) grows its array through every class, and
+// the next such key takes the arrays the last one left; one array per class
+// bounds what is kept to 2,047 entries.
+const recycledClasses = 11
+
+// entryArray returns an empty array for at least n entries: one of a
+// class's power-of-two capacity, recycled if the class holds one, where that
+// capacity exceeds n by at most slack; else one of n.
+func (m *MapState) entryArray(n, slack int) []mapEntry {
+	c := bits.Len(uint(n - 1))
+	if c >= recycledClasses || 1<<c-n > slack {
+		return make([]mapEntry, 0, n)
+	}
+	if a := m.outgrown[c]; a != nil {
+		m.outgrown[c] = nil
+		return a
+	}
+	return make([]mapEntry, 0, 1<<c)
+}
+
+// recycle keeps an entry array a handle grew out of, which nothing else
+// refers to, if it is of a class.
+func (m *MapState) recycle(a []mapEntry) {
+	c := bits.Len(uint(cap(a) - 1))
+	if cap(a) == 0 || c >= recycledClasses || cap(a) != 1<<c {
+		return
+	}
+	clear(a[:cap(a)]) // keep no row alive
+	m.outgrown[c] = a[:0]
 }
 
 // lastLookup is the last entry key a handle looked up: its datums, its
@@ -70,6 +107,10 @@ type MapEntries struct {
 	// expiry, many writes).
 	touched []string
 	whole   bool
+	// inserted counts the entries Put added since the image was read;
+	// insertedBefore is the count of the handle of the last interval whose
+	// entries are the image. Room made for growth follows them.
+	inserted, insertedBefore int
 }
 
 // touch records a write of entry key sub. For a small image, or past one
@@ -132,8 +173,9 @@ func (m *MapState) GetBatch(keys []Key, out []*MapEntries) ([]*MapEntries, error
 		out[i] = me
 		m.misses = append(m.misses, miss)
 		if m.frozen != nil {
-			if entries, ok := m.frozen.lookup(miss.key); ok {
-				me.image, me.entries = entries, entries
+			if prev, ok := m.frozen.lookup(miss.key); ok {
+				me.image, me.entries = prev.entries, prev.entries
+				me.insertedBefore = prev.inserted
 				me.pruneExpired()
 				continue
 			}
@@ -229,12 +271,25 @@ func (me *MapEntries) markDirty() {
 	}
 }
 
-// own makes the entries the handle's own before a write changes them.
+// own makes the entries the handle's own before a write changes them, with
+// room for as many inserts as the key took in the last interval.
 func (me *MapEntries) own() {
 	if me.shared {
-		me.entries = slices.Clone(me.entries)
+		n := len(me.entries)
+		me.entries = append(make([]mapEntry, 0, n+me.insertedBefore), me.entries...)
 		me.shared = false
 	}
+}
+
+// room is how many entries beyond n a copy that makes room for an insert
+// leaves for it and later ones: a quarter more, or as many as the key took
+// in this interval or the last if more. A key that takes many inserts in an
+// interval then grows by doubling, or in one copy once its last interval's
+// count is known, instead of by a quarter at a time (a copy of every entry
+// each time). The room never exceeds an interval's inserts or a quarter of
+// the entries; rounding to a recycled class at most doubles it.
+func (me *MapEntries) room(n int) int {
+	return max(n/4, me.inserted, me.insertedBefore, 1)
 }
 
 func (me *MapEntries) pruneExpired() {
@@ -313,15 +368,24 @@ func (me *MapEntries) Put(sub, value Row) {
 	case ok:
 		me.own()
 		me.entries[i].value, me.entries[i].ts = value, ts
-	case me.shared:
-		// One copy makes the room and the handle's own entries.
-		e := make([]mapEntry, len(me.entries)+1, len(me.entries)+1+len(me.entries)/4)
+	case me.shared || len(me.entries) == cap(me.entries):
+		// One copy makes the room and the handle's own entries. Those of a
+		// shared handle are an image, which others may read; an array the
+		// handle owns is its alone.
+		n := len(me.entries)
+		room := me.room(n)
+		e := me.m.entryArray(n+room, room)[:n+1]
 		copy(e, me.entries[:i])
 		e[i] = mapEntry{sub: string(enc), subRow: sub, value: value, ts: ts}
 		copy(e[i+1:], me.entries[i:])
+		if !me.shared {
+			me.m.recycle(me.entries)
+		}
 		me.entries, me.shared = e, false
+		me.inserted++
 	default:
 		me.entries = slices.Insert(me.entries, i, mapEntry{sub: string(enc), subRow: sub, value: value, ts: ts})
+		me.inserted++
 	}
 	me.touch(me.entries[i].sub)
 	me.moved(i, true)

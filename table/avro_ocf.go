@@ -188,7 +188,11 @@ func compressAvroBlock(codec string, raw []byte) ([]byte, error) {
 		return binary.BigEndian.AppendUint32(out, crc32.ChecksumIEEE(raw)), nil
 	case avroCodecDeflate:
 		var buf bytes.Buffer
-		w, _ := flate.NewWriter(&buf, flate.DefaultCompression)
+		w := deflateWriters.Get().(*flate.Writer)
+		defer deflateWriters.Put(w)
+		// A reset writer is equivalent to a new one (same level, no
+		// dictionary), so the bytes are those of a fresh writer.
+		w.Reset(&buf)
 		w.Write(raw)
 		if err := w.Close(); err != nil {
 			return nil, err
@@ -197,6 +201,17 @@ func compressAvroBlock(codec string, raw []byte) ([]byte, error) {
 	}
 	return nil, fmt.Errorf("avro codec %q is not supported", codec)
 }
+
+// deflateWriters keeps deflate writers between blocks: a writer holds about
+// 800 KiB of window and hash tables, which every block would otherwise
+// allocate and zero anew (most manifests are one small block).
+var deflateWriters = sync.Pool{New: func() any {
+	w, err := flate.NewWriter(nil, flate.DefaultCompression)
+	if err != nil {
+		panic(fmt.Sprintf("deflate writer: %v", err)) // the level is valid
+	}
+	return w
+}}
 
 // decodeOCF reads every record of an object container file into *T, binding
 // fields by name through the file's own writer schema: fields we do not know
