@@ -3,8 +3,10 @@ package barrier
 import (
 	"bytes"
 	"context"
+	"errors"
 	"fmt"
 	"io"
+	"sync/atomic"
 	"time"
 
 	"github.com/asynkron/protoactor-go/actor"
@@ -59,6 +61,13 @@ type UploaderConfig struct {
 	// Parallelism bounds the puts in flight over all uploads (default 4).
 	Parallelism int
 	Retry       RetryPolicy
+	// Jobs, when set, runs the uploader's executor jobs (puts, deletions
+	// of a failed upload's blobs) and is closed when the uploader stops: a
+	// job not started by then never runs, and Done tells when the running
+	// ones ended. Whoever lists the blob store for orphans after a failover
+	// (a restarted coordinator) waits for it first, or a stopped upload's
+	// blob could land after the sweep.
+	Jobs *actors.JobFence
 }
 
 // Uploader is the actor that runs checkpoint uploads (the async phase):
@@ -83,12 +92,37 @@ type putContext struct {
 	cancel context.CancelFunc
 }
 
-// NewUploader returns the producer of an Uploader actor.
+// NewUploader returns the producer of an Uploader actor. It serves one
+// spawn: what a supervisor's restart after a panic gets is an actor that
+// stops at once (only the lost instance knew the uploads in flight and
+// their owners, who would wait for their answers in vain), so the job
+// fails over.
 func NewUploader(sys *actors.System, cfg UploaderConfig) actor.Producer {
+	if cfg.Jobs == nil {
+		cfg.Jobs = &actors.JobFence{}
+	}
+	var made atomic.Int32
 	return func() actor.Actor {
+		if made.Add(1) > 1 {
+			return &restartedUploader{sys: sys}
+		}
 		return &Uploader{cfg: cfg, sys: sys, owners: map[uploadKey]*actor.PID{}, puts: map[uploadKey]putContext{}}
 	}
 }
+
+// restartedUploader replaces an Uploader that panicked and was restarted by
+// its supervisor: it stops at once.
+type restartedUploader struct{ sys *actors.System }
+
+func (r *restartedUploader) Receive(ctx actor.Context) {
+	if _, ok := ctx.Message().(*actor.Started); ok {
+		r.sys.Logger().Error("uploader restarted after a panic; it stops so that the job fails over")
+		ctx.Stop(ctx.Self())
+	}
+}
+
+// errUploaderStopped: the uploader stopped before the job started.
+var errUploaderStopped = errors.New("uploader stopped before the put started")
 
 // Messages the Uploader sends itself.
 type (
@@ -122,6 +156,16 @@ func (u *Uploader) Receive(ctx actor.Context) {
 	switch m := ctx.Message().(type) {
 	case *actor.Started:
 		u.state = newUploadQueue(u, u.cfg.Parallelism, u.cfg.Retry, u.sys.Rand(ctx.Self().Id))
+	case *actor.Stopping, *actor.Restarting:
+		// The puts not started never start and those in flight are
+		// interrupted (in that order: an interrupted put frees its
+		// executor slot for the next): after a failover nothing of this
+		// uploader may land in the blob store once its jobs fence is
+		// done.
+		u.cfg.Jobs.Close(func() error { return nil })
+		for _, p := range u.puts {
+			p.cancel()
+		}
 	case *Upload:
 		key := uploadKey{owner: m.ReplyTo.String(), id: m.ID}
 		if _, dup := u.owners[key]; dup {
@@ -160,9 +204,11 @@ func (u *Uploader) Receive(ctx actor.Context) {
 
 func (u *Uploader) put(j *uploadJob, i, attempt int) {
 	f := j.files[i]
-	key, blobs, fio, c := j.key, u.cfg.Blobs, u.cfg.FileIO, u.puts[j.key].ctx
+	key, blobs, fio, c, jobs := j.key, u.cfg.Blobs, u.cfg.FileIO, u.puts[j.key].ctx, u.cfg.Jobs
 	u.sys.Executor().Submit(u.ctx.Self(), func() any {
-		return &putResult{key: key, file: i, attempt: attempt, err: putFile(c, blobs, fio, f)}
+		m := &putResult{key: key, file: i, attempt: attempt, err: errUploaderStopped}
+		jobs.Run(func() { m.err = putFile(c, blobs, fio, f) })
+		return m
 	})
 }
 
@@ -216,9 +262,11 @@ func (u *Uploader) retryAfter(d time.Duration, j *uploadJob, i int) {
 }
 
 func (u *Uploader) discard(j *uploadJob, blobs []string) {
-	key, store := j.key, u.cfg.Blobs
+	key, store, jobs := j.key, u.cfg.Blobs, u.cfg.Jobs
 	u.sys.Executor().Submit(u.ctx.Self(), func() any {
-		return &discardResult{key: key, leaked: deleteBlobs(store, blobs, 3)}
+		m := &discardResult{key: key, leaked: blobs}
+		jobs.Run(func() { m.leaked = deleteBlobs(store, blobs, 3) })
+		return m
 	})
 }
 

@@ -145,7 +145,7 @@ func (j *jobActor) start(ctx actor.Context) {
 	j.env.job = ctx.Self()
 	sys, opts, p := j.env.sys, j.env.opts, j.env.plan
 	var err error
-	j.upload, err = sys.SpawnChild(ctx, "uploader", barrier.NewUploader(sys, barrier.UploaderConfig{Blobs: opts.Blobs, FileIO: j.env.fio}))
+	j.upload, err = sys.SpawnChild(ctx, "uploader", barrier.NewUploader(sys, barrier.UploaderConfig{Blobs: opts.Blobs, FileIO: j.env.fio, Jobs: j.env.uploads}))
 	if err != nil {
 		j.failRun(fmt.Errorf("spawn uploader: %w", err))
 		return

@@ -181,7 +181,7 @@ func Start(sys *actors.System, g *Graph, opts Options) (*Run, error) {
 	name := fmt.Sprintf("%s#%d", opts.Name, nextRun(sys))
 	local := filepath.Join(jobDir, "local")
 	env := &taskEnv{sys: sys, plan: p, opts: &r.opts, fio: table.NewLocalFileIO(), local: local, dir: filepath.Join(local, name),
-		maint: &compaction.Jobs{}, stores: &runStores{}, opJobs: &operatorJobs{sys: sys}}
+		maint: &compaction.Jobs{}, stores: &runStores{}, opJobs: &operatorJobs{sys: sys}, uploads: &actors.JobFence{}}
 	if r.probe, err = actors.NewProbe(sys, name+"-driver"); err != nil {
 		r.removeTmp()
 		return nil, err
@@ -423,7 +423,7 @@ func (r *Run) stop() error {
 // running jobs, or after the prepare that is still opening them), no job of
 // the table maintainers running (they write into the tables), and no job of
 // the operators (a sink's commit of a stopped run is the next run's to
-// repeat, not to race). A store that fails to close is logged: the run's
+// repeat, not to race), and no put of the uploader. A store that fails to close is logged: the run's
 // outcome is in its checkpoints.
 func (r *Run) release() {
 	r.env.opJobs.stop()
@@ -436,6 +436,11 @@ func (r *Run) release() {
 	r.env.maint.Wait()
 	r.releasing(waitOperators)
 	r.env.opJobs.wait()
+	// The next run's coordinator sweeps the blob store for orphans: no put
+	// of this run may land after that.
+	r.env.uploads.Close(func() error { return nil })
+	r.releasing(waitUploads)
+	<-r.env.uploads.Done()
 }
 
 // What a stopped run waits for, in order, each logged (msgReleasing) before
@@ -445,6 +450,7 @@ const (
 	waitStores      = "stores to close"
 	waitMaintenance = "maintenance jobs to end"
 	waitOperators   = "operator jobs to end"
+	waitUploads     = "uploads to end"
 )
 
 func (r *Run) releasing(what string) {

@@ -3,7 +3,9 @@ package runtime
 import (
 	"context"
 	"errors"
+	"io"
 	"log/slog"
+	"path/filepath"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -13,6 +15,8 @@ import (
 	"github.com/asynkron/protoactor-go/actor"
 
 	"github.com/lakestate/lakestate/actors"
+	"github.com/lakestate/lakestate/barrier"
+	"github.com/lakestate/lakestate/barrier/blobdir"
 	"github.com/lakestate/lakestate/compaction"
 	"github.com/lakestate/lakestate/subtask"
 	"github.com/lakestate/lakestate/table"
@@ -445,5 +449,82 @@ func TestFailingFinalCheckpointIsRetriedAfterAPause(t *testing.T) {
 	}
 	if err := run.Kill(); err != nil {
 		t.Fatal(err)
+	}
+}
+
+// holdUpload holds the first put of a checkpoint file (one that ignores
+// its context, as a store may) until release, and notes when it ended.
+type holdUpload struct {
+	barrier.BlobStore
+	once             sync.Once
+	entered, release chan struct{}
+	ended            atomic.Bool
+}
+
+func (h *holdUpload) Put(ctx context.Context, name string, r io.Reader) error {
+	held := false
+	if strings.HasPrefix(name, "shared/") {
+		h.once.Do(func() { held = true })
+	}
+	if !held {
+		return h.BlobStore.Put(ctx, name, r)
+	}
+	close(h.entered)
+	<-h.release
+	err := h.BlobStore.Put(context.Background(), name, r)
+	h.ended.Store(true)
+	return err
+}
+
+// A run's stop returns only once its uploader's puts ended: the next run's
+// coordinator sweeps the blob store for orphans, and a put landing after
+// that would stay. A pebble run's first checkpoint upload is held in a put
+// that ignores cancellation while the run stops; it is let go once the
+// stop waits for uploads (or has returned, which it must not have).
+func TestStopWaitsForRunningUpload(t *testing.T) {
+	watch := &releaseWatch{what: waitUploads, waiting: make(chan struct{})}
+	sys := actors.NewSystem(actors.Options{Logger: slog.New(watch)})
+	defer sys.Close()
+	dir := t.TempDir()
+	store, err := blobdir.Open(filepath.Join(dir, "blobs"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	blobs := &holdUpload{BlobStore: store, entered: make(chan struct{}), release: make(chan struct{})}
+	schema := Schema{{Name: "k", Type: table.BigInt().NotNull()}}
+	g := NewGraph()
+	in := g.Source("in", idleSource{schema: schema, rows: []Row{{subtask.Int(1)}, {subtask.Int(2)}}})[0]
+	Aggregate("count", in, []int{0}, Count("n")).Sink("out", NewChangelogTable())
+	run, err := Start(sys, g, Options{Dir: dir, Blobs: blobs, Backend: PebbleBackend(subtask.PebbleOptions{})})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := run.AwaitSourcesIdle(); err != nil {
+		t.Fatal(err)
+	}
+	sys.Send(run.job, &triggerRequest{token: 1})
+	select {
+	case <-blobs.entered:
+	case <-time.After(time.Minute):
+		t.Fatal("the first checkpoint uploaded nothing")
+	}
+	stopped := make(chan bool)
+	go func() {
+		_ = run.Kill()
+		stopped <- blobs.ended.Load()
+	}()
+	var ended bool
+	select {
+	case <-watch.waiting:
+		close(blobs.release)
+		ended = <-stopped
+	case ended = <-stopped:
+		close(blobs.release)
+	case <-time.After(time.Minute):
+		close(blobs.release)
+		t.Fatal("the run's stop neither returned nor waited for its uploads")
+	}
+	if !ended {
+		t.Fatal("the run's stop returned while a put of its uploader was still running")
 	}
 }

@@ -31,6 +31,8 @@ type taskEnv struct {
 	stores *runStores
 	// opJobs runs the operators' executor jobs (a sink's commits).
 	opJobs *operatorJobs
+	// uploads runs the uploader's puts.
+	uploads *actors.JobFence
 }
 
 // taskCore is what every task does with its PIDs, its outputs and failure.

@@ -40,6 +40,9 @@ type job struct {
 	// released: every keyed store is closed and no maintainer job runs
 	// (awaitReleased returned).
 	released bool
+	// uploads runs the uploader's puts; a stopped run's may not land after
+	// the next coordinator's orphan sweep.
+	uploads *actors.JobFence
 }
 
 // keyedTask is a keyed subtask's pieces, for crashes and the final check.
@@ -72,7 +75,7 @@ func (e *env) spawn(j *job, name string, p actor.Producer) (*actor.PID, error) {
 // waits for the coordinator's recovery.
 func (e *env) startCoordinator(p int) (*job, error) {
 	e.runs++
-	j := &job{run: e.runs, p: p, maint: &compaction.Jobs{}}
+	j := &job{run: e.runs, p: p, maint: &compaction.Jobs{}, uploads: &actors.JobFence{}}
 	var err error
 	if j.probe, err = actors.NewProbe(e.sys, e.name(j, "driver", -1)); err != nil {
 		return nil, err
@@ -82,7 +85,7 @@ func (e *env) startCoordinator(p int) (*job, error) {
 	}
 	j.pids = append(j.pids, j.probe.PID())
 	if j.uploader, err = e.spawn(j, e.name(j, "uploader", -1), barrier.NewUploader(e.sys, barrier.UploaderConfig{
-		Blobs: e.blobs, FileIO: e.fio, Parallelism: 1 + e.rng.IntN(4),
+		Blobs: e.blobs, FileIO: e.fio, Parallelism: 1 + e.rng.IntN(4), Jobs: j.uploads,
 		Retry: barrier.RetryPolicy{MaxAttempts: e.minAttempts + e.rng.IntN(3), Backoff: time.Millisecond, MaxBackoff: 8 * time.Millisecond},
 	})); err != nil {
 		return nil, err
@@ -369,11 +372,12 @@ func (j *job) release() {
 	for _, r := range j.restored {
 		r.Close()
 	}
+	j.uploads.Close(func() error { return nil })
 }
 
 // awaitReleased waits until every keyed store of the run is closed and no
-// job of its table maintainers runs, so that nothing of the run writes into
-// its directories any more.
+// job of its table maintainers or uploader runs, so that nothing of the run
+// writes into its directories or the blob store any more.
 func (j *job) awaitReleased() {
 	for _, kt := range j.keyed {
 		if kt.backend != nil && kt.fence != nil {
@@ -381,5 +385,6 @@ func (j *job) awaitReleased() {
 		}
 	}
 	j.maint.Wait()
+	<-j.uploads.Done()
 	j.released = true
 }
