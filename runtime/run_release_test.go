@@ -205,24 +205,66 @@ func (r *idleReader) Watermark() int64 { return 0 }
 // release, and notes when that job goes on past the hold.
 type holdExpire struct {
 	table.FileIO
+	*heldCall
+}
+
+func (h *holdExpire) Remove(p string) error {
+	if !strings.Contains(p, "/snapshot/snapshot-") || !h.take() {
+		return h.FileIO.Remove(p)
+	}
+	h.hold()
+	defer h.ended.Store(true)
+	return h.FileIO.Remove(p)
+}
+
+// heldCall holds the first call that takes it until release, and notes
+// when that call ended.
+type heldCall struct {
 	once             sync.Once
 	entered, release chan struct{}
 	ended            atomic.Bool
 }
 
-func (h *holdExpire) Remove(p string) error {
+func newHeldCall() *heldCall {
+	return &heldCall{entered: make(chan struct{}), release: make(chan struct{})}
+}
+
+// take reports whether the calling call is the one to hold: the first.
+func (h *heldCall) take() bool {
 	held := false
-	if strings.Contains(p, "/snapshot/snapshot-") {
-		h.once.Do(func() { held = true })
-	}
-	if !held {
-		return h.FileIO.Remove(p)
-	}
+	h.once.Do(func() { held = true })
+	return held
+}
+
+func (h *heldCall) hold() {
 	close(h.entered)
 	<-h.release
-	err := h.FileIO.Remove(p)
-	h.ended.Store(true)
-	return err
+}
+
+// killWhileHeld kills run while h holds one of its calls, lets the call go
+// once the stop waits for watch's subject (or has returned, which it must
+// not have), and fails unless the kill returned only after the call ended.
+func killWhileHeld(t *testing.T, run *Run, watch *releaseWatch, h *heldCall, waitedFor, call string) {
+	t.Helper()
+	stopped := make(chan bool)
+	go func() {
+		_ = run.Kill()
+		stopped <- h.ended.Load()
+	}()
+	var ended bool
+	select {
+	case <-watch.waiting:
+		close(h.release)
+		ended = <-stopped
+	case ended = <-stopped:
+		close(h.release)
+	case <-time.After(time.Minute):
+		close(h.release)
+		t.Fatalf("the run's stop neither returned nor waited for its %s", waitedFor)
+	}
+	if !ended {
+		t.Fatalf("the run's stop returned while %s was still running", call)
+	}
 }
 
 // releaseWatch signals when a stopped run starts waiting for what.
@@ -257,7 +299,7 @@ func TestStopWaitsForHeldMaintenanceJob(t *testing.T) {
 	watch := &releaseWatch{what: waitMaintenance, waiting: make(chan struct{})}
 	sys := actors.NewSystem(actors.Options{Logger: slog.New(watch)})
 	defer sys.Close()
-	hold := &holdExpire{FileIO: table.NewLocalFileIO(), entered: make(chan struct{}), release: make(chan struct{})}
+	hold := &holdExpire{FileIO: table.NewLocalFileIO(), heldCall: newHeldCall()}
 	schema := Schema{{Name: "k", Type: table.BigInt().NotNull()}}
 	var rows []Row
 	for k := range 100 {
@@ -282,25 +324,7 @@ func TestStopWaitsForHeldMaintenanceJob(t *testing.T) {
 	case <-time.After(time.Minute):
 		t.Fatal("no maintenance job expired a snapshot after the first checkpoint")
 	}
-	stopped := make(chan bool)
-	go func() {
-		_ = run.Kill()
-		stopped <- hold.ended.Load()
-	}()
-	var ended bool
-	select {
-	case <-watch.waiting:
-		close(hold.release)
-		ended = <-stopped
-	case ended = <-stopped:
-		close(hold.release)
-	case <-time.After(time.Minute):
-		close(hold.release)
-		t.Fatal("the run's stop neither returned nor waited for its maintenance jobs")
-	}
-	if !ended {
-		t.Fatal("the run's stop returned while a maintenance job of it was still running")
-	}
+	killWhileHeld(t, run, watch, hold.heldCall, "maintenance jobs", "a maintenance job of it")
 }
 
 // panicsInPrepared is a backend whose maintenance policy panics: the job
@@ -356,17 +380,12 @@ func TestKilledSimulatedRunClosesItsStores(t *testing.T) {
 // holdCommits holds its first commit until release and notes when that
 // commit ended.
 type holdCommits struct {
-	once             sync.Once
-	entered, release chan struct{}
-	ended            atomic.Bool
+	*heldCall
 }
 
 func (h *holdCommits) Commit(*Txn) error {
-	held := false
-	h.once.Do(func() { held = true })
-	if held {
-		close(h.entered)
-		<-h.release
+	if h.take() {
+		h.hold()
 		h.ended.Store(true)
 	}
 	return nil
@@ -384,7 +403,7 @@ func TestStopWaitsForRunningSinkCommit(t *testing.T) {
 	schema := Schema{{Name: "k", Type: table.BigInt().NotNull()}}
 	g := NewGraph()
 	in := g.Source("in", idleSource{schema: schema, rows: []Row{{subtask.Int(1)}, {subtask.Int(2)}}})[0]
-	commits := &holdCommits{entered: make(chan struct{}), release: make(chan struct{})}
+	commits := &holdCommits{newHeldCall()}
 	in.Sink("out", commits)
 	run, err := Start(sys, g, Options{Dir: t.TempDir()})
 	if err != nil {
@@ -401,25 +420,7 @@ func TestStopWaitsForRunningSinkCommit(t *testing.T) {
 	case <-time.After(time.Minute):
 		t.Fatal("the sink did not commit the first checkpoint")
 	}
-	stopped := make(chan bool)
-	go func() {
-		_ = run.Kill()
-		stopped <- commits.ended.Load()
-	}()
-	var ended bool
-	select {
-	case <-watch.waiting:
-		close(commits.release)
-		ended = <-stopped
-	case ended = <-stopped:
-		close(commits.release)
-	case <-time.After(time.Minute):
-		close(commits.release)
-		t.Fatal("the run's stop neither returned nor waited for its jobs")
-	}
-	if !ended {
-		t.Fatal("the run's stop returned while its sink's commit was still running")
-	}
+	killWhileHeld(t, run, watch, commits.heldCall, "jobs", "its sink's commit")
 }
 
 // A final checkpoint that fails on every try (here every store declines:
@@ -456,24 +457,16 @@ func TestFailingFinalCheckpointIsRetriedAfterAPause(t *testing.T) {
 // its context, as a store may) until release, and notes when it ended.
 type holdUpload struct {
 	barrier.BlobStore
-	once             sync.Once
-	entered, release chan struct{}
-	ended            atomic.Bool
+	*heldCall
 }
 
 func (h *holdUpload) Put(ctx context.Context, name string, r io.Reader) error {
-	held := false
-	if strings.HasPrefix(name, "shared/") {
-		h.once.Do(func() { held = true })
-	}
-	if !held {
+	if !strings.HasPrefix(name, "shared/") || !h.take() {
 		return h.BlobStore.Put(ctx, name, r)
 	}
-	close(h.entered)
-	<-h.release
-	err := h.BlobStore.Put(context.Background(), name, r)
-	h.ended.Store(true)
-	return err
+	h.hold()
+	defer h.ended.Store(true)
+	return h.BlobStore.Put(context.Background(), name, r)
 }
 
 // A run's stop returns only once its uploader's puts ended: the next run's
@@ -490,7 +483,7 @@ func TestStopWaitsForRunningUpload(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	blobs := &holdUpload{BlobStore: store, entered: make(chan struct{}), release: make(chan struct{})}
+	blobs := &holdUpload{BlobStore: store, heldCall: newHeldCall()}
 	schema := Schema{{Name: "k", Type: table.BigInt().NotNull()}}
 	g := NewGraph()
 	in := g.Source("in", idleSource{schema: schema, rows: []Row{{subtask.Int(1)}, {subtask.Int(2)}}})[0]
@@ -508,23 +501,5 @@ func TestStopWaitsForRunningUpload(t *testing.T) {
 	case <-time.After(time.Minute):
 		t.Fatal("the first checkpoint uploaded nothing")
 	}
-	stopped := make(chan bool)
-	go func() {
-		_ = run.Kill()
-		stopped <- blobs.ended.Load()
-	}()
-	var ended bool
-	select {
-	case <-watch.waiting:
-		close(blobs.release)
-		ended = <-stopped
-	case ended = <-stopped:
-		close(blobs.release)
-	case <-time.After(time.Minute):
-		close(blobs.release)
-		t.Fatal("the run's stop neither returned nor waited for its uploads")
-	}
-	if !ended {
-		t.Fatal("the run's stop returned while a put of its uploader was still running")
-	}
+	killWhileHeld(t, run, watch, blobs.heldCall, "uploads", "a put of its uploader")
 }
