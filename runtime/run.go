@@ -219,6 +219,10 @@ func nextRun(sys *actors.System) int64 {
 type RunStats struct {
 	// Completed and Aborted count the run's checkpoints.
 	Completed, Aborted int
+	// AbortCauses says why each aborted checkpoint was aborted, in the
+	// order the driver saw them (with overlapping checkpoints most often
+	// one that a later completed checkpoint subsumed).
+	AbortCauses []error
 	// UploadedBytes and ReusedBytes sum what the subtasks' Store actors
 	// handed to the uploader and referenced from earlier checkpoints.
 	UploadedBytes, ReusedBytes int64
@@ -260,6 +264,7 @@ func (r *Run) next() (any, error) {
 		r.stats.Completed++
 	case *evAborted:
 		r.stats.Aborted++
+		r.stats.AbortCauses = append(r.stats.AbortCauses, m.err)
 	case *evBackpressure:
 		if m.stalled {
 			r.stats.Stalls++

@@ -142,6 +142,13 @@ func runJob(args []string, stdout io.Writer) error {
 	fmt.Fprintf(stdout, "events       %d in %.2fs (%.0f events/s)\n", read, elapsed.Seconds(), float64(read)/elapsed.Seconds())
 	fmt.Fprintf(stdout, "checkpoints  %d completed, %d aborted, %s uploaded, sync p50 %v p99 %v\n", stats.Completed, stats.Aborted,
 		byteSize(stats.UploadedBytes), syncQuantile(stats.Syncs, 0.50), syncQuantile(stats.Syncs, 0.99))
+	for i, cause := range stats.AbortCauses {
+		if i == 3 {
+			fmt.Fprintf(stdout, "aborted      and %d more\n", len(stats.AbortCauses)-i)
+			break
+		}
+		fmt.Fprintf(stdout, "aborted      %v\n", cause)
+	}
 	if stats.Stalls > 0 {
 		fmt.Fprintf(stdout, "backpressure sources held %d times (state maintenance behind)\n", stats.Stalls)
 	}
