@@ -4,7 +4,6 @@ import (
 	"errors"
 	"fmt"
 	"strings"
-	"sync/atomic"
 	"time"
 
 	"github.com/asynkron/protoactor-go/actor"
@@ -165,26 +164,11 @@ type uploading struct {
 }
 
 // NewStoreActor returns the producer of a Store actor. It serves one
-// spawn: what a supervisor's restart after a panic gets from it is a
-// restartedStore, which stops at once.
-func NewStoreActor(sys *actors.System, cfg StoreConfig) actor.Producer {
-	var made atomic.Int32
-	return func() actor.Actor {
-		if made.Add(1) > 1 {
-			return &restartedStore{sys: sys, cfg: cfg}
-		}
-		return &StoreActor{cfg: cfg, sys: sys, history: cfg.History,
-			uploads: map[CheckpointID]*uploading{}, aborted: map[CheckpointID]bool{},
-			agents: map[string]*actor.PID{}, stalled: map[string]compaction.Backpressure{},
-			phases: map[CheckpointID]*paimonPhase{}}
-	}
-}
-
-// restartedStore replaces a Store actor that panicked and was restarted by
-// its supervisor: it stops at once, so the job fails over (the parent or a
-// watcher sees it terminate) and restores from its last completed
-// checkpoint, as it does when a panicking actor is stopped. The Store
-// actor's state cannot be rebuilt from its configuration: a paimon store's
+// spawn (oneSpawn): a supervisor's restart after a panic gets an actor that
+// stops at once, so the job fails over (the parent or a watcher sees it
+// terminate) and restores from its last completed checkpoint, as it does
+// when a panicking actor is stopped. The Store actor's state cannot be
+// rebuilt from its configuration: a paimon store's
 // frozen flush stays held (its commit may still be running, so it can be
 // neither released nor folded into a new freeze, and every later freeze is
 // refused while it is held), the table agents that kept the read view's pin
@@ -193,17 +177,14 @@ func NewStoreActor(sys *actors.System, cfg StoreConfig) actor.Producer {
 // (their acknowledgements, and the blobs a failed one leaves behind) and
 // the chk-<n>/ directories they read, which a fresh start removes as stale.
 // Answers to the lost instance's requests find the actor gone.
-type restartedStore struct {
-	sys *actors.System
-	cfg StoreConfig
-}
-
-func (r *restartedStore) Receive(ctx actor.Context) {
-	if _, ok := ctx.Message().(*actor.Started); ok {
-		r.sys.Logger().Error("store actor restarted after a panic; it stops so that the job fails over",
-			"operator", r.cfg.Operator, "subtask", r.cfg.Subtask)
-		ctx.Stop(ctx.Self())
-	}
+func NewStoreActor(sys *actors.System, cfg StoreConfig) actor.Producer {
+	return oneSpawn(sys, func() actor.Actor {
+		return &StoreActor{cfg: cfg, sys: sys, history: cfg.History,
+			uploads: map[CheckpointID]*uploading{}, aborted: map[CheckpointID]bool{},
+			agents: map[string]*actor.PID{}, stalled: map[string]compaction.Backpressure{},
+			phases: map[CheckpointID]*paimonPhase{}}
+	}, "store actor restarted after a panic; it stops so that the job fails over",
+		"operator", cfg.Operator, "subtask", cfg.Subtask)
 }
 
 // Messages the Store actor sends itself.

@@ -6,7 +6,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"sync/atomic"
 	"time"
 
 	"github.com/asynkron/protoactor-go/actor"
@@ -101,24 +100,9 @@ func NewUploader(sys *actors.System, cfg UploaderConfig) actor.Producer {
 	if cfg.Jobs == nil {
 		cfg.Jobs = &actors.JobFence{}
 	}
-	var made atomic.Int32
-	return func() actor.Actor {
-		if made.Add(1) > 1 {
-			return &restartedUploader{sys: sys}
-		}
+	return oneSpawn(sys, func() actor.Actor {
 		return &Uploader{cfg: cfg, sys: sys, owners: map[uploadKey]*actor.PID{}, puts: map[uploadKey]putContext{}}
-	}
-}
-
-// restartedUploader replaces an Uploader that panicked and was restarted by
-// its supervisor: it stops at once.
-type restartedUploader struct{ sys *actors.System }
-
-func (r *restartedUploader) Receive(ctx actor.Context) {
-	if _, ok := ctx.Message().(*actor.Started); ok {
-		r.sys.Logger().Error("uploader restarted after a panic; it stops so that the job fails over")
-		ctx.Stop(ctx.Self())
-	}
+	}, "uploader restarted after a panic; it stops so that the job fails over")
 }
 
 // errUploaderStopped: the uploader stopped before the job started.
