@@ -19,17 +19,8 @@ import (
 // actors are stopped closes only once the commit ends, and nothing writes
 // into it after its close.
 func TestRealReleaseWaitsForStoreJobs(t *testing.T) {
-	e := newEnv(Config{Seed: 5, Dir: t.TempDir(), Events: 120, Faults: []string{}, Backends: []string{barrier.BackendPaimon}}.withDefaults())
-	e.sys = actors.NewSystem(actors.Options{Seed: e.cfg.Seed, ExecutorLimit: 4, Logger: slog.New(&logWatch{env: e})})
+	e, hold := newHeldPaimonEnv(t)
 	defer e.sys.Close()
-	e.check = newChecker(func() uint64 { return 0 })
-	var closed, late atomic.Bool
-	hold := &holdFirstCreate{FileIO: table.NewLocalFileIO(), match: func(p string) bool {
-		return strings.Contains(p, "/keyed-0/") && strings.Contains(p, "/bucket-")
-	}, entered: make(chan struct{}), release: make(chan struct{}), closed: &closed, late: &late}
-	e.newStores(hold)
-	e.root = e.cfg.Dir
-	e.timeout = time.Minute
 	e.minAttempts = 6
 	j, err := e.startJob(1)
 	if err != nil {
@@ -42,18 +33,18 @@ func TestRealReleaseWaitsForStoreJobs(t *testing.T) {
 	}
 	e.stopActors(j.pids)
 	kt := j.keyed[0]
-	kt.backend = &closeNote{Backend: kt.backend, closed: &closed}
+	kt.backend = &closeNote{Backend: kt.backend, closed: hold.closed}
 	j.release()
-	if closed.Load() {
+	if hold.closed.Load() {
 		close(hold.release)
 		t.Fatal("the store of keyed/0 was closed while its commit was writing into it")
 	}
 	close(hold.release)
 	j.awaitReleased()
-	if !closed.Load() {
+	if !hold.closed.Load() {
 		t.Fatal("the store of keyed/0 was not closed")
 	}
-	if late.Load() {
+	if hold.late.Load() {
 		t.Fatal("the commit wrote into its store after the store was closed")
 	}
 }
@@ -126,18 +117,9 @@ func (b *closeNote) Close() error {
 // maintenance job is still writing (checkCompactors refuses to check
 // earlier).
 func TestRealCheckAfterRelease(t *testing.T) {
-	e := newEnv(Config{Seed: 5, Dir: t.TempDir(), Events: 120, Faults: []string{}, Backends: []string{barrier.BackendPaimon}}.withDefaults())
-	e.sys = actors.NewSystem(actors.Options{Seed: e.cfg.Seed, ExecutorLimit: 4, Logger: slog.New(&logWatch{env: e})})
+	e, written := newHeldPaimonEnv(t)
 	defer e.sys.Close()
-	e.check = newChecker(func() uint64 { return 0 })
-	var closed, late atomic.Bool
-	written := &holdFirstCreate{FileIO: table.NewLocalFileIO(), match: func(p string) bool {
-		return strings.Contains(p, "/keyed-0/") && strings.Contains(p, "/bucket-")
-	}, entered: make(chan struct{}), release: make(chan struct{}), closed: &closed, late: &late}
 	close(written.release) // nothing is held: entered tells that a commit writes
-	e.newStores(written)
-	e.root = e.cfg.Dir
-	e.timeout = time.Minute
 	e.minAttempts = 6
 	j, err := e.startJob(1)
 	if err != nil {
@@ -155,4 +137,20 @@ func TestRealCheckAfterRelease(t *testing.T) {
 	if len(e.checkedSnapshots) == 0 {
 		t.Fatal("the check read no table")
 	}
+}
+
+// newHeldPaimonEnv is a real-system paimon environment of seed 5 whose
+// stores hold the first data file of keyed-0's table in its creation until
+// the returned hold is released.
+func newHeldPaimonEnv(t *testing.T) (*env, *holdFirstCreate) {
+	e := newEnv(Config{Seed: 5, Dir: t.TempDir(), Events: 120, Faults: []string{}, Backends: []string{barrier.BackendPaimon}}.withDefaults())
+	e.sys = actors.NewSystem(actors.Options{Seed: e.cfg.Seed, ExecutorLimit: 4, Logger: slog.New(&logWatch{env: e})})
+	e.check = newChecker(func() uint64 { return 0 })
+	hold := &holdFirstCreate{FileIO: table.NewLocalFileIO(), match: func(p string) bool {
+		return strings.Contains(p, "/keyed-0/") && strings.Contains(p, "/bucket-")
+	}, entered: make(chan struct{}), release: make(chan struct{}), closed: new(atomic.Bool), late: new(atomic.Bool)}
+	e.newStores(hold)
+	e.root = e.cfg.Dir
+	e.timeout = time.Minute
+	return e, hold
 }
