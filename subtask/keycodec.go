@@ -43,10 +43,26 @@ func (l *Layout) AppendKey(dst []byte, k Key) []byte {
 		panic(fmt.Sprintf("subtask: state %q: key has %d columns, layout %d", l.Name, len(k.Cols), len(l.Key)))
 	}
 	dst = binary.BigEndian.AppendUint32(dst, uint32(k.Group)^0x80000000) // as appendKeyDatum encodes an INT
-	for i, c := range l.Key {
-		dst = appendKeyDatum(dst, c.Type, k.Cols[i])
+	for i := range l.Key {
+		dst = appendKeyColumn(dst, &l.Key[i].Type, &k.Cols[i])
 	}
 	return dst
+}
+
+// appendKeyColumn is appendKeyDatum with the integer columns that most
+// keys are encoded in place: every read and write of a state encodes its
+// key, and the general case passes the type and the datum by value through
+// a switch of every type.
+func appendKeyColumn(dst []byte, t *table.DataType, d *Datum) []byte {
+	if d.set {
+		switch t.Root {
+		case table.TypeBigInt, table.TypeTimestamp:
+			return binary.BigEndian.AppendUint64(dst, d.num^signBit8)
+		case table.TypeInt, table.TypeDate:
+			return binary.BigEndian.AppendUint32(dst, uint32(d.num)^0x80000000)
+		}
+	}
+	return appendKeyDatum(dst, *t, *d)
 }
 
 // appendSub appends the encoding of an entry key to a prefix.
@@ -54,8 +70,8 @@ func (l *layout) appendSub(dst []byte, sub Row) []byte {
 	if len(sub) != len(l.sub) {
 		panic(fmt.Sprintf("subtask: state %q: entry key has %d columns, layout %d", l.Name, len(sub), len(l.sub)))
 	}
-	for i, c := range l.sub {
-		dst = appendKeyDatum(dst, c.Type, sub[i])
+	for i := range l.sub {
+		dst = appendKeyColumn(dst, &l.sub[i].Type, &sub[i])
 	}
 	return dst
 }
