@@ -279,22 +279,25 @@ func sortMutations(rows []mutation) {
 	if len(rows) < 2 {
 		return
 	}
-	ps := sortedPrefixes(len(rows), func(i int) string { return rows[i].key })
-	// rows[i] becomes the row at ps[i].at, one cycle of the permutation at
-	// a time.
+	permute(rows, sortedPrefixes(len(rows), func(i int) string { return rows[i].key }))
+}
+
+// permute moves xs[ps[i].at] to xs[i], one cycle of the permutation at a
+// time; it consumes ps.
+func permute[T any](xs []T, ps []keyPrefix) {
 	for i := range ps {
 		if ps[i].at < 0 {
 			continue
 		}
-		held := rows[i]
+		held := xs[i]
 		for j := i; ; {
 			k := int(ps[j].at)
 			ps[j].at = -1
 			if k == i {
-				rows[j] = held
+				xs[j] = held
 				break
 			}
-			rows[j] = rows[k]
+			xs[j] = xs[k]
 			j = k
 		}
 	}
@@ -320,7 +323,7 @@ type keyPrefix struct {
 
 // sortedPrefixes returns the prefixes of n keys sorted by key. A flush's
 // keys sit wherever their writes left them, so each comparison of two
-// keys would miss the cache twice: the sort compares the prefixes, held in
+// keys would miss the cache twice: the sort orders the prefixes, held in
 // one compact array, and reads whole keys only for prefixes alike.
 func sortedPrefixes(n int, key func(int) string) []keyPrefix {
 	ps := make([]keyPrefix, n)
@@ -329,14 +332,82 @@ func sortedPrefixes(n int, key func(int) string) []keyPrefix {
 		copy(b[:], key(i))
 		ps[i] = keyPrefix{hi: binary.BigEndian.Uint64(b[:8]), lo: binary.BigEndian.Uint64(b[8:]), at: int32(i)}
 	}
-	slices.SortFunc(ps, func(a, b keyPrefix) int {
-		if a.hi != b.hi {
-			return cmp.Compare(a.hi, b.hi)
+	if n < radixMin {
+		slices.SortFunc(ps, func(a, b keyPrefix) int {
+			if c := comparePrefixes(a, b); c != 0 {
+				return c
+			}
+			return strings.Compare(key(int(a.at)), key(int(b.at)))
+		})
+		return ps
+	}
+	ps = radixSortPrefixes(ps)
+	// Prefixes alike keep their keys' order of arrival: the keys decide.
+	for i := 0; i < n; {
+		j := i + 1
+		for j < n && ps[j].hi == ps[i].hi && ps[j].lo == ps[i].lo {
+			j++
 		}
-		if a.lo != b.lo {
-			return cmp.Compare(a.lo, b.lo)
+		if j-i > 1 {
+			slices.SortFunc(ps[i:j], func(a, b keyPrefix) int { return strings.Compare(key(int(a.at)), key(int(b.at))) })
 		}
-		return strings.Compare(key(int(a.at)), key(int(b.at)))
-	})
+		i = j
+	}
 	return ps
+}
+
+func comparePrefixes(a, b keyPrefix) int {
+	if a.hi != b.hi {
+		return cmp.Compare(a.hi, b.hi)
+	}
+	return cmp.Compare(a.lo, b.lo)
+}
+
+// radixMin is the count of keys from which a radix sort orders their
+// prefixes: below it, a comparison sort costs less than its passes.
+const radixMin = 512
+
+// radixSortPrefixes sorts prefixes by (hi, lo), stably, a byte at a time
+// from the last: one pass counts every byte position, and a position where
+// every prefix holds the same byte takes no pass. A state's keys lead with
+// the key group and integers that leave most bytes alike (high bytes of
+// small numbers), so a flush takes a few passes over its prefixes where a
+// comparison sort would take a call per comparison, log n per prefix. It
+// returns the sorted prefixes, in ps or in a slice of the same length.
+func radixSortPrefixes(ps []keyPrefix) []keyPrefix {
+	var counts [16][256]int32
+	for i := range ps {
+		p := &ps[i]
+		for b := range 8 {
+			counts[b][byte(p.lo>>(8*b))]++
+			counts[8+b][byte(p.hi>>(8*b))]++
+		}
+	}
+	tmp := make([]keyPrefix, len(ps))
+	for b := range 16 {
+		c := &counts[b]
+		if int(c[byte(digit(&ps[0], b))]) == len(ps) {
+			continue // every prefix holds this byte
+		}
+		var sum int32
+		for d := range c {
+			c[d], sum = sum, sum+c[d]
+		}
+		for i := range ps {
+			d := byte(digit(&ps[i], b))
+			tmp[c[d]] = ps[i]
+			c[d]++
+		}
+		ps, tmp = tmp, ps
+	}
+	return ps
+}
+
+// digit is byte b of a prefix from the least significant: lo's bytes, then
+// hi's.
+func digit(p *keyPrefix, b int) uint64 {
+	if b < 8 {
+		return p.lo >> (8 * b)
+	}
+	return p.hi >> (8 * (b - 8))
 }

@@ -72,8 +72,13 @@ func keyHead[K string | []byte](k K) uint64 {
 	return binary.BigEndian.Uint64(b[:])
 }
 
-// sortMisses sorts a batch's misses by key, mostly by comparing heads.
+// sortMisses sorts a batch's misses by key, mostly by comparing heads, or
+// many by their prefixes' bytes (see radixSortPrefixes).
 func sortMisses(ms []valueMiss) {
+	if len(ms) >= radixMin {
+		permute(ms, sortedPrefixes(len(ms), func(i int) string { return ms[i].key }))
+		return
+	}
 	slices.SortFunc(ms, func(a, b valueMiss) int {
 		if c := cmp.Compare(a.head, b.head); c != 0 {
 			return c
