@@ -180,7 +180,7 @@ func (m *model) snapshot(s *modelStore, id CheckpointID, kind Kind) (SubtaskStat
 		Index: s.index, KeyGroups: keygroup.RangeForSubtask(128, modelSubtasks, s.index),
 		Backend: "paimon", BackendID: s.backend,
 		Tables: []TableState{{Name: "t", SnapshotID: int64(id), Files: refs}},
-		Extras: map[string][]byte{"next": []byte(strconv.Itoa(s.next))},
+		Extras: map[string]Extra{"next": {[]byte(strconv.Itoa(s.next))}},
 	}, truth
 }
 
@@ -362,7 +362,7 @@ func (m *model) resetStores() {
 		}
 		slices.SortFunc(s.files, func(a, b modelFile) int { return fileNumber(a) - fileNumber(b) })
 		s.base, s.lastCompleted = truth, latest
-		s.next, _ = strconv.Atoi(string(mc.states[s.index].Extras["next"]))
+		s.next, _ = strconv.Atoi(string(mc.states[s.index].Extras["next"].Bytes()))
 	}
 }
 

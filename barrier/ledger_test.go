@@ -24,7 +24,7 @@ func ackOf(files ...FileRef) SubtaskState {
 	return SubtaskState{
 		Backend: "paimon", BackendID: "b1",
 		Tables: []TableState{{Name: "t", SnapshotID: 1, Files: files}},
-		Extras: map[string][]byte{"source": []byte("offset=7")},
+		Extras: map[string]Extra{"source": {[]byte("offset=7")}},
 	}
 }
 

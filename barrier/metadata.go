@@ -1,6 +1,11 @@
 package barrier
 
-import "github.com/lakestate/lakestate/keygroup"
+import (
+	"bytes"
+	"encoding/json"
+
+	"github.com/lakestate/lakestate/keygroup"
+)
 
 // Metadata describes one completed checkpoint or savepoint: everything a
 // restore needs to find every state file, and nothing about how the job got
@@ -44,7 +49,47 @@ type SubtaskState struct {
 	Tables    []TableState `json:"tables"`
 	// Extras is opaque per-subtask state outside the tables (source offsets,
 	// sink transactions, operator watermarks), keyed by its owner.
-	Extras map[string][]byte `json:"extras,omitempty"`
+	Extras map[string]Extra `json:"extras,omitempty"`
+}
+
+// Extra is one owner's extras: bytes that may come in parts, which the
+// metadata file holds back to back. A writer hands several buffers over
+// without joining them (a sink's pending transactions are megabytes each,
+// and a join would copy them at every checkpoint); a decoded Extra is one
+// part. The parts must not change once handed over: the metadata write
+// reads them later, on another goroutine.
+type Extra [][]byte
+
+// Len is the extra's size in bytes.
+func (e Extra) Len() int {
+	n := 0
+	for _, p := range e {
+		n += len(p)
+	}
+	return n
+}
+
+// Bytes returns the extra as one slice: its only part, or its parts
+// joined into a new one.
+func (e Extra) Bytes() []byte {
+	if len(e) == 1 {
+		return e[0]
+	}
+	return bytes.Join(e, nil)
+}
+
+// MarshalJSON encodes the extra as one base64 string, the version 1
+// document's form.
+func (e Extra) MarshalJSON() ([]byte, error) { return json.Marshal(e.Bytes()) }
+
+// UnmarshalJSON decodes a version 1 document's base64 string.
+func (e *Extra) UnmarshalJSON(b []byte) error {
+	var v []byte
+	if err := json.Unmarshal(b, &v); err != nil {
+		return err
+	}
+	*e = Extra{v}
+	return nil
 }
 
 // TableState is one state table of a subtask at the snapshot the checkpoint

@@ -72,8 +72,8 @@ func EncodeMetadata(m *Metadata) ([]byte, error) {
 }
 
 // encodeMetadata validates m and returns its file content in parts (the
-// header, the body, then each extra): a writer streams them, so the extras
-// are not copied into one buffer.
+// header, the body, then every part of every extra): a writer streams
+// them, so the extras are not copied into one buffer.
 func encodeMetadata(m *Metadata) ([][]byte, error) {
 	if err := m.Validate(); err != nil {
 		return nil, fmt.Errorf("encode checkpoint metadata %d: %w", m.ID, err)
@@ -90,10 +90,11 @@ func encodeMetadata(m *Metadata) ([][]byte, error) {
 			if len(st.Extras) > 0 {
 				sd.Extras = make(map[string]extraRef, len(st.Extras))
 				for _, owner := range slices.Sorted(maps.Keys(st.Extras)) {
-					b := st.Extras[owner]
-					sd.Extras[owner] = extraRef{Offset: extrasSize, Size: int64(len(b))}
-					extras = append(extras, b)
-					extrasSize += int64(len(b))
+					e := st.Extras[owner]
+					size := int64(e.Len())
+					sd.Extras[owner] = extraRef{Offset: extrasSize, Size: size}
+					extras = append(extras, e...)
+					extrasSize += size
 				}
 			}
 			doc.Operators[i].Subtasks[j] = sd
@@ -212,10 +213,10 @@ func DecodeMetadata(name string, data []byte) (*Metadata, error) {
 					return bad(fmt.Sprintf("operator %q subtask %d: extra %q at [%d,+%d) outside the %d-byte extras section", m.Operators[i].ID, j, owner, r.Offset, r.Size, len(extras)), nil)
 				}
 				if st.Extras == nil {
-					st.Extras = make(map[string][]byte, len(sd.Extras))
+					st.Extras = make(map[string]Extra, len(sd.Extras))
 				}
 				end := r.Offset + r.Size
-				st.Extras[owner] = extras[r.Offset:end:end]
+				st.Extras[owner] = Extra{extras[r.Offset:end:end]}
 			}
 		}
 	}

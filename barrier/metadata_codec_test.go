@@ -195,6 +195,29 @@ func TestSavepointValidation(t *testing.T) {
 	}
 }
 
+// An extra given in parts is written as its parts back to back: the file is
+// byte for byte the one of the joined extra, and decodes to one part.
+func TestExtraPartsEncodeAsJoined(t *testing.T) {
+	joined := sampleMetadata()
+	parts := sampleMetadata()
+	src := parts.Operators[1].Subtasks[0].Extras
+	b := src["offsets"][0]
+	src["offsets"] = Extra{b[:3], nil, b[3:10], b[10:]}
+	parts.Operators[0].Subtasks[1].Extras["empty"] = Extra{nil, {}}
+	joined.Operators[0].Subtasks[1].Extras["empty"] = Extra{{}}
+	data := encode(t, parts)
+	if want := encode(t, joined); !bytes.Equal(data, want) {
+		t.Fatal("an extra in parts encodes differently from the joined extra")
+	}
+	got, err := DecodeMetadata("chk-3/_metadata", data)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if e := got.Operators[1].Subtasks[0].Extras["offsets"]; len(e) != 1 || !bytes.Equal(e.Bytes(), b) || e.Len() != len(b) {
+		t.Fatalf("decoded extra %q, want %q in one part", e, b)
+	}
+}
+
 // Absent and empty extras decode alike, so re-encoding is stable.
 func TestEmptyExtrasNormalise(t *testing.T) {
 	data := editBody(t, `"extras":{"offsets":{"offset":8,"size":20}}`, `"extras":{}`)

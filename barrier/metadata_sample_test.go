@@ -23,13 +23,13 @@ func sampleMetadata() *Metadata {
 				{Path: "manifest/manifest-2", Size: 300, Blob: "shared/chk-3/" + b + "/values/manifest/manifest-2", Uploaded: true},
 				{Path: "snapshot/snapshot-4", Size: 900, Blob: "shared/chk-3/" + b + "/values/snapshot/snapshot-4", Uploaded: true},
 			}}},
-			Extras: map[string][]byte{"watermark": {0, 0, 0, 42}},
+			Extras: map[string]Extra{"watermark": {{0, 0, 0, 42}}},
 		})
 	}
 	source := OperatorState{ID: "source", Parallelism: 1, MaxParallelism: 128, Subtasks: []SubtaskState{{
 		KeyGroups: keygroup.RangeForSubtask(128, 1, 0),
 		Backend:   "memory",
-		Extras:    map[string][]byte{"offsets": []byte(`{"partition-0":1234}`)},
+		Extras:    map[string]Extra{"offsets": {[]byte(`{"partition-0":1234}`)}},
 	}}}
 	return &Metadata{ID: 3, Kind: KindCheckpoint, TimestampMillis: 1700000000123, JobID: "job-1", Operators: []OperatorState{keyed, source}}
 }

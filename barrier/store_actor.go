@@ -25,7 +25,7 @@ type Barrier struct {
 	Store *subtask.Store
 	// Extras is the subtask's state outside its store (source offsets, sink
 	// transactions), keyed by owner; it goes into the acknowledgement.
-	Extras  map[string][]byte
+	Extras  map[string]Extra
 	ReplyTo *actor.PID
 }
 
@@ -159,7 +159,7 @@ type uploading struct {
 	decision *Decision
 	backend  string
 	chkDir   string
-	extras   map[string][]byte
+	extras   map[string]Extra
 	aborted  bool
 }
 

@@ -61,28 +61,48 @@ func (t *ChangelogTable) Commit(txn *Txn) error {
 func (t *ChangelogTable) readsEncoding() {}
 
 // applyEncoded applies the changes of a transaction's encoding (encodeTxn)
-// and returns their number. The encoding is a sink's own: an error means a
-// bug, and fails the job.
-func (t *ChangelogTable) applyEncoded(b []byte) (int, error) {
-	r := byteReader{buf: b}
+// in parts and returns their number. The encoding is a sink's own: an
+// error means a bug, and fails the job.
+func (t *ChangelogTable) applyEncoded(parts [][]byte) (int, error) {
+	if len(parts) == 0 {
+		return 0, fmt.Errorf("empty encoding")
+	}
+	r := byteReader{buf: parts[0]}
 	if n := r.uvarint("transaction count"); r.err == nil && n != 1 {
 		r.fail("%d transactions, want 1", n)
 	}
 	r.uvarint("writer")
 	r.uvarint("checkpoint")
 	n := r.uvarint("change count")
-	for i := uint64(0); i < n && r.err == nil; i++ {
-		kind := Change(r.byte("change kind"))
-		if r.err == nil && !kind.valid() {
-			r.fail("change %d: unknown kind %d", i, kind)
+	seen := uint64(0)
+	for i, p := range parts {
+		if i > 0 {
+			r = byteReader{buf: p}
 		}
-		at := r.off
-		r.skipRow()
-		if r.err == nil {
-			t.apply(b[at:r.off], kind.Adds())
+		for r.err == nil && r.off < len(p) {
+			if seen == n {
+				r.fail("more than %d changes", n)
+				break
+			}
+			kind := Change(r.byte("change kind"))
+			if r.err == nil && !kind.valid() {
+				r.fail("change %d: unknown kind %d", seen, kind)
+			}
+			at := r.off
+			r.skipRow()
+			if r.err == nil {
+				t.apply(p[at:r.off], kind.Adds())
+			}
+			seen++
+		}
+		if r.err != nil {
+			return 0, fmt.Errorf("part %d: %w", i, r.err)
 		}
 	}
-	return int(n), r.finish()
+	if seen != n {
+		return 0, fmt.Errorf("%d changes, header says %d", seen, n)
+	}
+	return int(n), nil
 }
 
 // apply adds one to the count of the row encoded as key, or removes one.

@@ -31,7 +31,7 @@ func BenchmarkChangelogCommit(b *testing.B) {
 				subtask.Int(1e12 + 2*id), subtask.Int(id % 1000), subtask.Str(strings.Repeat("x", 400)),
 			}})
 		}
-		return &Txn{TxnID: t.TxnID, encoded: encodeTxn(t)}
+		return &Txn{TxnID: t.TxnID, encoded: [][]byte{encodeTxn(t)}}
 	}
 	table := NewChangelogTable()
 	ck := int64(1)

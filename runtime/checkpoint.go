@@ -47,8 +47,9 @@ type SyncRequest struct {
 	// maintenance go on after SyncDone); the subtask does not touch it
 	// meanwhile.
 	Store *subtask.Store
-	// Extras is the operator's state outside the store (Snapshotter).
-	Extras []byte
+	// Extras is the operator's state outside the store (Snapshotter), in
+	// parts written back to back; they must not change afterwards.
+	Extras [][]byte
 	// ReplyTo receives *barrier.SyncDone.
 	ReplyTo *actor.PID
 }
@@ -74,7 +75,7 @@ func (c *storeCheckpointer) SyncPhase(req *SyncRequest) {
 		ID:      barrier.CheckpointID(req.ID),
 		Kind:    barrier.KindCheckpoint,
 		Store:   req.Store,
-		Extras:  map[string][]byte{extrasKey: req.Extras},
+		Extras:  map[string]barrier.Extra{extrasKey: req.Extras},
 		ReplyTo: req.ReplyTo,
 	})
 }

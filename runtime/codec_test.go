@@ -1,6 +1,7 @@
 package runtime
 
 import (
+	"bytes"
 	"math"
 	"strings"
 	"testing"
@@ -115,7 +116,7 @@ func TestSinkSnapshotIsTheEncodingOfPending(t *testing.T) {
 		if len(s.pending) != wantPending {
 			t.Fatalf("checkpoint %d: %d pending, want %d", n, len(s.pending), wantPending)
 		}
-		if w := encodeTxns(want[len(want)-wantPending:]); string(b) != string(w) {
+		if w := encodeTxns(want[len(want)-wantPending:]); !bytes.Equal(bytes.Join(b, nil), w) {
 			t.Fatalf("checkpoint %d: snapshot of %d bytes differs from the %d-byte encoding of the pending transactions", n, len(b), len(w))
 		}
 	}
@@ -143,6 +144,92 @@ func TestSinkSnapshotIsTheEncodingOfPending(t *testing.T) {
 	}
 }
 
+// A transaction larger than a staging chunk is sealed as several parts,
+// each of whole changes; the parts of a snapshot stay as they were while
+// the sink stages and seals more, and the parts commit to a ChangelogTable
+// and a TxnLog as the one encoding of the changes does.
+func TestSinkStagesLongTransactionsInParts(t *testing.T) {
+	s := &sinkOp{ctx: &OperatorContext{Task: TaskID{Operator: "out", Subtask: 0}}}
+	var changes []Record
+	for i := range 3000 {
+		changes = append(changes, Record{Kind: Insert, KeyGroup: -1, Row: Row{subtask.Int(int64(i)), subtask.Str(strings.Repeat("v", i%700))}})
+	}
+	// A row larger than a chunk.
+	changes = append(changes, Record{Kind: Insert, KeyGroup: -1, Row: Row{subtask.Str(strings.Repeat("w", maxStageChunk+10))}})
+	for from := 0; from < len(changes); from += 100 {
+		if err := s.Process(0, changes[from:min(from+100, len(changes))], nil); err != nil {
+			t.Fatal(err)
+		}
+	}
+	first, err := s.Snapshot(1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(first) < 4 {
+		t.Fatalf("%d parts, want the header and several chunks", len(first))
+	}
+	firstBytes := bytes.Join(first, nil)
+	want := []*Txn{{TxnID: TxnID{Sink: "out", Checkpoint: 1}, Changes: changes}}
+	if w := encodeTxns(want); !bytes.Equal(firstBytes, w) {
+		t.Fatalf("snapshot of %d bytes differs from the %d-byte encoding of the transaction", len(firstBytes), len(w))
+	}
+	if err := s.Process(0, changes[:5], nil); err != nil {
+		t.Fatal(err)
+	}
+	second, err := s.Snapshot(2)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !bytes.Equal(bytes.Join(first, nil), firstBytes) {
+		t.Fatal("staging after the snapshot changed its parts")
+	}
+	want = append(want, &Txn{TxnID: TxnID{Sink: "out", Checkpoint: 2}, Changes: changes[:5]})
+	if w := encodeTxns(want); !bytes.Equal(bytes.Join(second, nil), w) {
+		t.Fatal("snapshot of two transactions differs from their encoding")
+	}
+
+	fromParts, fromChanges := NewChangelogTable(), NewChangelogTable()
+	log, err := OpenTxnLog(t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i, txn := range s.pending {
+		if err := commitTxn(fromParts, txn); err != nil {
+			t.Fatal(err)
+		}
+		if err := commitTxn(log, txn); err != nil {
+			t.Fatal(err)
+		}
+		if err := fromChanges.Commit(want[i]); err != nil {
+			t.Fatal(err)
+		}
+	}
+	replayed := NewChangelogTable()
+	if n, err := log.Replay(replayed); err != nil || n != 2 {
+		t.Fatalf("replayed %d transactions: %v", n, err)
+	}
+	a, errA := fromChanges.Rows()
+	b, errB := fromParts.Rows()
+	c, errC := replayed.Rows()
+	if errA != nil || errB != nil || errC != nil {
+		t.Fatal(errA, errB, errC)
+	}
+	if len(a) != len(changes)+5 || len(b) != len(a) || len(c) != len(a) {
+		t.Fatalf("%d rows from changes, %d from parts, %d replayed, want %d", len(a), len(b), len(c), len(changes)+5)
+	}
+	for i := range a {
+		if !a[i].Equal(b[i]) || !a[i].Equal(c[i]) {
+			t.Fatalf("row %d: %v from changes, %v from parts, %v replayed", i, a[i], b[i], c[i])
+		}
+	}
+	// A part cut inside a change is refused.
+	p := s.pending[0].encoded
+	cut := &Txn{TxnID: TxnID{Sink: "out", Checkpoint: 5}, encoded: [][]byte{p[0], p[1][:len(p[1])-1], p[1][len(p[1])-1:]}}
+	if err := NewChangelogTable().Commit(cut); err == nil {
+		t.Fatal("a change split across parts committed")
+	}
+}
+
 // recordingCommitter keeps the changes of what it commits.
 type recordingCommitter struct{ txns []*Txn }
 
@@ -156,7 +243,7 @@ func (c *recordingCommitter) Commit(t *Txn) error {
 // and holds what it would hold from the changes.
 func TestCommitOfEncodedTransaction(t *testing.T) {
 	want := sampleTxns()[0]
-	enc := &Txn{TxnID: want.TxnID, encoded: encodeTxn(want)}
+	enc := &Txn{TxnID: want.TxnID, encoded: [][]byte{encodeTxn(want)}}
 	var rec recordingCommitter
 	if err := commitTxn(&rec, enc); err != nil {
 		t.Fatal(err)
@@ -179,7 +266,7 @@ func TestCommitOfEncodedTransaction(t *testing.T) {
 		if err := fromChanges.Commit(txn); err != nil {
 			t.Fatal(err)
 		}
-		if err := commitTxn(fromEncoding, &Txn{TxnID: txn.TxnID, encoded: encodeTxn(txn)}); err != nil {
+		if err := commitTxn(fromEncoding, &Txn{TxnID: txn.TxnID, encoded: [][]byte{encodeTxn(txn)}}); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -200,7 +287,7 @@ func TestCommitOfEncodedTransaction(t *testing.T) {
 	if fromChanges.Stats() != fromEncoding.Stats() {
 		t.Fatalf("stats %+v from changes, %+v from the encoding", fromChanges.Stats(), fromEncoding.Stats())
 	}
-	bad := &Txn{TxnID: TxnID{Sink: "out", Checkpoint: 4}, encoded: encodeTxn(want)[:10]}
+	bad := &Txn{TxnID: TxnID{Sink: "out", Checkpoint: 4}, encoded: [][]byte{encodeTxn(want)[:10]}}
 	if err := fromEncoding.Commit(bad); err == nil {
 		t.Fatal("a truncated encoding committed")
 	}

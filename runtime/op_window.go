@@ -155,8 +155,8 @@ func (o *windowOp) Open(ctx *OperatorContext) error {
 }
 
 // Snapshot keeps the fired watermark with the checkpoint.
-func (o *windowOp) Snapshot(int64) ([]byte, error) {
-	return binary.BigEndian.AppendUint64(nil, uint64(o.fired)), nil
+func (o *windowOp) Snapshot(int64) ([][]byte, error) {
+	return [][]byte{binary.BigEndian.AppendUint64(nil, uint64(o.fired))}, nil
 }
 
 func (o *windowOp) Process(_ int, recs []Record, _ Emitter) error {

@@ -1,6 +1,7 @@
 package runtime
 
 import (
+	"bytes"
 	"fmt"
 	"math"
 	"testing"
@@ -95,7 +96,7 @@ func TestWindowRestoredWatermarkKeepsLateRowsOut(t *testing.T) {
 	_ = store
 	// Two old subtasks: the lower watermark rules.
 	low, _ := (&windowOp{fired: 9}).Snapshot(1)
-	op, store = newTestWindowOp(t, Tumble(1, 10), [][]byte{extras, low}, Count("n"))
+	op, store = newTestWindowOp(t, Tumble(1, 10), [][]byte{bytes.Join(extras, nil), bytes.Join(low, nil)}, Count("n"))
 	if err := op.Process(0, []Record{rec(1, 5, 0), rec(1, 12, 0)}, &out); err != nil {
 		t.Fatal(err)
 	}

@@ -54,8 +54,11 @@ type EndHandler interface {
 // offsets, sink transactions. The bytes go into the checkpoint with the
 // subtask's state.
 type Snapshotter interface {
-	// Snapshot returns the operator's extras at barrier n.
-	Snapshot(n int64) ([]byte, error)
+	// Snapshot returns the operator's extras at barrier n, as parts that
+	// the checkpoint holds back to back (several buffers need no join).
+	// The checkpoint writes them later, on another goroutine: the operator
+	// must not change them afterwards.
+	Snapshot(n int64) ([][]byte, error)
 }
 
 // CheckpointListener is an operator that acts on the outcome of checkpoints.

@@ -113,7 +113,7 @@ func (p *runPrep) prepareNode(n *node, starts []*taskStart) error {
 		}
 		extras = make([][]byte, len(op.Subtasks))
 		for i, st := range op.Subtasks {
-			extras[i] = st.Extras[extrasKey]
+			extras[i] = st.Extras[extrasKey].Bytes()
 			if st.Backend != barrier.BackendNone {
 				stateful = true
 			}

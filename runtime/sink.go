@@ -1,6 +1,7 @@
 package runtime
 
 import (
+	"bytes"
 	"cmp"
 	"fmt"
 	"slices"
@@ -30,19 +31,21 @@ type TxnID struct {
 type Txn struct {
 	TxnID
 	Changes []Record
-	// encoded, when set, is the transaction's encoding (encodeTxn), which
-	// a sink stages as its changes arrive. The committers of this package
-	// read it instead of Changes, which a sink then leaves nil; any other
+	// encoded, when set, is the transaction's encoding (encodeTxn) in parts
+	// to be read back to back, which a sink stages as its changes arrive:
+	// the first part starts with the header, and no change straddles two
+	// parts. The parts never change. The committers of this package read
+	// it instead of Changes, which a sink then leaves nil; any other
 	// committer gets Changes decoded from it.
-	encoded []byte
+	encoded [][]byte
 }
 
-// encoding returns the transaction's encoding.
-func (t *Txn) encoding() []byte {
+// encoding returns the transaction's encoding, in parts.
+func (t *Txn) encoding() [][]byte {
 	if t.encoded != nil {
 		return t.encoded
 	}
-	return encodeTxn(t)
+	return [][]byte{encodeTxn(t)}
 }
 
 // encodingCommitter is a Committer that reads a transaction's changes from
@@ -58,7 +61,7 @@ func commitTxn(c Committer, t *Txn) error {
 	if _, ok := c.(encodingCommitter); ok || t.Changes != nil || t.encoded == nil {
 		return c.Commit(t)
 	}
-	txns, err := decodeTxns(t.encoded, t.Sink)
+	txns, err := decodeTxns(bytes.Join(t.encoded, nil), t.Sink)
 	if err != nil {
 		return err
 	}
@@ -82,14 +85,14 @@ type sinkOp struct {
 	committer Committer
 	ctx       *OperatorContext
 	// staged is the encoding of the changes that arrived since the last
-	// barrier, a kind byte and a row each (txncodec.go), behind
-	// txnHeaderRoom bytes where the barrier writes the transaction's
-	// header: a change is encoded once, as it arrives, and its row is not
-	// kept. nStaged counts the changes; stageCap sizes the next buffer
-	// after the last transaction, so that it rarely grows.
-	staged   []byte
-	nStaged  int
-	stageCap int
+	// barrier, a kind byte and a row each (txncodec.go), in chunks of whole
+	// changes: a change is encoded once, as it arrives, and its row is not
+	// kept; a long transaction takes more chunks instead of growing one
+	// buffer, which would copy it over and over. The barrier seals the
+	// chunks as the transaction's parts, behind its header. nStaged counts
+	// the changes.
+	staged  [][]byte
+	nStaged int
 	// pending is the transactions closed at a barrier and not yet
 	// committed, ascending by checkpoint, each with its encoding.
 	pending []*Txn
@@ -130,7 +133,7 @@ func (s *sinkOp) Open(ctx *OperatorContext) error {
 		return cmp.Compare(a.Writer, b.Writer)
 	})
 	for _, t := range s.pending {
-		t.encoded = encodeTxn(t)
+		t.encoded = [][]byte{encodeTxn(t)}
 	}
 	// Every transaction the checkpoint holds was closed at or before it, and
 	// the checkpoint completed.
@@ -139,25 +142,62 @@ func (s *sinkOp) Open(ctx *OperatorContext) error {
 	return nil
 }
 
+// Staging chunks start at minStageChunk bytes and double up to
+// maxStageChunk. A change is appended whole to the last chunk when it
+// fits; its size is worked out only once the chunk has less than
+// stageSlack bytes left. (A change larger than the room left above that
+// grows the chunk, which is then copied: rare, and still correct, since
+// nothing else holds the chunk before the barrier seals it.)
+const (
+	minStageChunk = 64 << 10
+	maxStageChunk = 1 << 20
+	stageSlack    = 512
+)
+
 func (s *sinkOp) Process(_ int, recs []Record, _ Emitter) error {
-	if s.staged == nil {
-		s.staged = make([]byte, txnHeaderRoom, max(s.stageCap, 64<<10))
+	if len(s.staged) == 0 {
+		s.staged = append(s.staged, make([]byte, 0, minStageChunk))
 	}
+	last := len(s.staged) - 1
+	c := s.staged[last]
 	for _, r := range recs {
-		s.staged = appendRow(append(s.staged, byte(r.Kind)), r.Row)
+		if room := cap(c) - len(c); room < stageSlack {
+			if need := 1 + rowSize(r.Row); need > room {
+				s.staged[last] = c
+				c = make([]byte, 0, max(need, minStageChunk, min(2*cap(c), maxStageChunk)))
+				s.staged = append(s.staged, c)
+				last++
+			}
+		}
+		c = appendRow(append(c, byte(r.Kind)), r.Row)
 	}
+	s.staged[last] = c
 	s.nStaged += len(recs)
 	return nil
 }
 
-// Snapshot returns the pending transactions. With one pending, the bytes are
-// the ones the sink keeps for it (read-only, as every operator's extras).
-func (s *sinkOp) Snapshot(n int64) ([]byte, error) {
+// Snapshot returns the pending transactions' encoding in parts, the
+// transactions' own bytes (read-only, as every operator's extras).
+func (s *sinkOp) Snapshot(n int64) ([][]byte, error) {
 	if s.nStaged > 0 {
 		id := TxnID{Sink: s.ctx.Task.Operator, Writer: s.ctx.Task.Subtask, Checkpoint: n}
-		s.pending = append(s.pending, &Txn{TxnID: id, encoded: sealTxn(s.staged, id, s.nStaged)})
-		s.stageCap = len(s.staged) + len(s.staged)/4
-		s.staged, s.nStaged = nil, 0
+		parts := make([][]byte, 1, 1+len(s.staged))
+		parts[0] = txnHeader(id, s.nStaged)
+		for _, c := range s.staged {
+			if len(c) > 0 {
+				parts = append(parts, c[:len(c):len(c)])
+			}
+		}
+		s.pending = append(s.pending, &Txn{TxnID: id, encoded: parts})
+		// The next transaction goes on in the room the last chunk has
+		// left, past the bytes sealed now, which stay as they are.
+		c := s.staged[len(s.staged)-1]
+		clear(s.staged)
+		s.staged = s.staged[:0]
+		if cap(c)-len(c) >= stageSlack {
+			s.staged = append(s.staged, c[len(c):])
+		}
+		s.nStaged = 0
 	}
 	return joinTxns(s.pending), nil
 }

@@ -215,7 +215,7 @@ func (t *operatorTask) handle(ch int, msg any) error {
 // aligned: it forwards the barrier, then pauses for the sync phase.
 func (t *operatorTask) checkpoint(id int64) error {
 	t.out.broadcast(func(ch int32) any { return &barrierMsg{ch: ch, id: id} })
-	var extras []byte
+	var extras [][]byte
 	if s, ok := t.op.(Snapshotter); ok {
 		var err error
 		if extras, err = s.Snapshot(id); err != nil {

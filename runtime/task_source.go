@@ -212,6 +212,6 @@ func (t *sourceTask) checkpoint(id int64) error {
 	}
 	t.out.broadcast(func(ch int32) any { return &barrierMsg{ch: ch, id: id} })
 	t.syncStarted(id)
-	t.ck.SyncPhase(&SyncRequest{ID: id, Task: t.tp.id, KeyGroups: t.tp.keyGroups, Extras: encodeOffsets(offsets), ReplyTo: t.self})
+	t.ck.SyncPhase(&SyncRequest{ID: id, Task: t.tp.id, KeyGroups: t.tp.keyGroups, Extras: [][]byte{encodeOffsets(offsets)}, ReplyTo: t.self})
 	return nil
 }

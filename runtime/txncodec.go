@@ -1,8 +1,10 @@
 package runtime
 
 import (
+	"bytes"
 	"encoding/binary"
 	"fmt"
+	"slices"
 )
 
 // A sink subtask's extras: its transactions not yet committed.
@@ -14,44 +16,32 @@ import (
 func encodeTxns(txns []*Txn) []byte {
 	encoded := make([]*Txn, len(txns))
 	for i, t := range txns {
-		encoded[i] = &Txn{TxnID: t.TxnID, encoded: encodeTxn(t)}
+		encoded[i] = &Txn{TxnID: t.TxnID, encoded: [][]byte{encodeTxn(t)}}
 	}
-	return joinTxns(encoded)
+	return bytes.Join(joinTxns(encoded), nil)
 }
 
-// txnHeaderRoom bounds the header of encodeTxn: the count 1, then the
-// writer, the checkpoint and the change count, uvarints of 10 bytes at most.
-const txnHeaderRoom = 1 + 3*binary.MaxVarintLen64
-
-// sealTxn returns the encoding of transaction id whose n changes, encoded,
-// follow txnHeaderRoom bytes in staged: it writes the header right before
-// them, in staged, and returns the window from the header on.
-func sealTxn(staged []byte, id TxnID, n int) []byte {
-	var room [txnHeaderRoom]byte
-	h := binary.AppendUvarint(room[:0], 1)
+// txnHeader returns the header of the encoding of transaction id with n
+// changes: the count 1, the writer, the checkpoint and the change count.
+func txnHeader(id TxnID, n int) []byte {
+	h := binary.AppendUvarint(make([]byte, 0, 1+3*binary.MaxVarintLen64), 1)
 	h = binary.AppendUvarint(h, uint64(id.Writer))
 	h = binary.AppendUvarint(h, uint64(id.Checkpoint))
-	h = binary.AppendUvarint(h, uint64(n))
-	at := txnHeaderRoom - len(h)
-	copy(staged[at:], h)
-	return staged[at:len(staged):len(staged)]
+	return binary.AppendUvarint(h, uint64(n))
 }
 
 // encodeTxn returns the encoding of t alone: the count 1, then t. A sink
-// encodes each transaction once, when its checkpoint closes it, and reuses
-// the bytes in every snapshot that still holds it: as they are when t is
-// the only one, without the count byte in a longer list.
+// encodes each transaction once, as its changes arrive, and reuses the
+// bytes in every snapshot that still holds it.
 func encodeTxn(t *Txn) []byte {
 	// The exact size first: the changes between two checkpoints can be
 	// many megabytes, and growing the buffer would copy them over and over.
-	size := 1 + uvarintSize(uint64(t.Writer)) + uvarintSize(uint64(t.Checkpoint)) + uvarintSize(uint64(len(t.Changes)))
+	h := txnHeader(t.TxnID, len(t.Changes))
+	size := len(h)
 	for _, c := range t.Changes {
 		size += 1 + rowSize(c.Row)
 	}
-	out := binary.AppendUvarint(make([]byte, 0, size), 1)
-	out = binary.AppendUvarint(out, uint64(t.Writer))
-	out = binary.AppendUvarint(out, uint64(t.Checkpoint))
-	out = binary.AppendUvarint(out, uint64(len(t.Changes)))
+	out := append(make([]byte, 0, size), h...)
 	for _, c := range t.Changes {
 		out = append(out, byte(c.Kind))
 		out = appendRow(out, c.Row)
@@ -62,23 +52,27 @@ func encodeTxn(t *Txn) []byte {
 	return out
 }
 
-// joinTxns returns the encoding of txns, in that order, from the encodings
-// they carry. The encoding of a single transaction is its own encoding,
-// capped so that appending to it copies.
-func joinTxns(txns []*Txn) []byte {
+// joinTxns returns the encoding of txns, in that order, as parts written
+// back to back: the parts of the encodings they carry, without their count
+// byte behind a count of its own when there are several. It copies no
+// transaction's bytes: the parts are the transactions' own, which nobody
+// changes once sealed.
+func joinTxns(txns []*Txn) [][]byte {
 	if len(txns) == 1 {
-		b := txns[0].encoded
-		return b[:len(b):len(b)]
+		return slices.Clip(txns[0].encoded)
 	}
-	size := uvarintSize(uint64(len(txns)))
+	n := 1
 	for _, t := range txns {
-		size += len(t.encoded) - 1
+		n += len(t.encoded)
 	}
-	out := binary.AppendUvarint(make([]byte, 0, size), uint64(len(txns)))
+	parts := make([][]byte, 1, n)
+	parts[0] = binary.AppendUvarint(nil, uint64(len(txns)))
 	for _, t := range txns {
-		out = append(out, t.encoded[1:]...)
+		// Every encoding starts with the count 1, a single byte.
+		parts = append(parts, t.encoded[0][1:])
+		parts = append(parts, t.encoded[1:]...)
 	}
-	return out
+	return parts
 }
 
 // decodeTxns decodes the transactions of the sink named sink.

@@ -67,7 +67,11 @@ func (l *TxnLog) Commit(txn *Txn) error {
 	if err != nil {
 		return err
 	}
-	_, err = f.Write(txn.encoding())
+	for _, p := range txn.encoding() {
+		if _, err = f.Write(p); err != nil {
+			break
+		}
+	}
 	if err == nil {
 		err = f.Sync()
 	}

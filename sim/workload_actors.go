@@ -59,7 +59,7 @@ func (a *sourceActor) Receive(ctx actor.Context) {
 		a.sys.Clock().SendAfter(time.Duration(a.rng.IntN(a.pace+1))*time.Millisecond, ctx.Self(), &sourceTick{})
 	case *barrier.TriggerCheckpoint:
 		a.env.check.barrierSent(a.run, opSource, 0, m.ID)
-		ctx.Send(a.storeAc, &barrier.Barrier{ID: m.ID, Kind: m.Kind, Extras: map[string][]byte{extraSource: encodeOffset(a.off)}, ReplyTo: ctx.Self()})
+		ctx.Send(a.storeAc, &barrier.Barrier{ID: m.ID, Kind: m.Kind, Extras: map[string]barrier.Extra{extraSource: {encodeOffset(a.off)}}, ReplyTo: ctx.Self()})
 		for _, k := range a.keyed {
 			ctx.Send(k, &streamBarrier{id: m.ID, kind: m.Kind})
 		}
@@ -166,7 +166,7 @@ func (a *sinkActor) Receive(ctx actor.Context) {
 			a.cur = nil
 		}
 		a.env.check.barrierSent(a.run, opSink, a.idx, m.id)
-		ctx.Send(a.storeAc, &barrier.Barrier{ID: m.id, Kind: m.kind, Extras: map[string][]byte{extraSink: encodeTxns(a.pending)}, ReplyTo: ctx.Self()})
+		ctx.Send(a.storeAc, &barrier.Barrier{ID: m.id, Kind: m.kind, Extras: map[string]barrier.Extra{extraSink: {encodeTxns(a.pending)}}, ReplyTo: ctx.Self()})
 	case *barrier.Complete:
 		if m.Kind != barrier.KindCheckpoint {
 			return

@@ -137,7 +137,7 @@ func (e *env) startJob(p int) (*job, error) {
 		if !ok || len(src.Subtasks) != 1 {
 			return j, fmt.Errorf("checkpoint %d has no source state", from.ID)
 		}
-		if offset, err = decodeOffset(src.Subtasks[0].Extras[extraSource]); err != nil {
+		if offset, err = decodeOffset(src.Subtasks[0].Extras[extraSource].Bytes()); err != nil {
 			return j, fmt.Errorf("checkpoint %d: %w", from.ID, err)
 		}
 		sk, ok := from.Operator(opSink)
@@ -145,7 +145,7 @@ func (e *env) startJob(p int) (*job, error) {
 			return j, fmt.Errorf("checkpoint %d has no sink state", from.ID)
 		}
 		for old, st := range sk.Subtasks {
-			ts, err := decodeTxns(st.Extras[extraSink])
+			ts, err := decodeTxns(st.Extras[extraSink].Bytes())
 			if err != nil {
 				return j, fmt.Errorf("checkpoint %d, sink %d: %w", from.ID, old, err)
 			}
