@@ -54,5 +54,51 @@ func (g *Generator) auctionLifetime(eventNumber, ts int64, r *splitRandom) int64
 // nextPrice is log-uniform on [100, 10^8], rounded half up like Java's
 // Math.round.
 func nextPrice(r *splitRandom) int64 {
-	return int64(math.Floor(math.Pow(10, r.nextDouble()*6)*100 + 0.5))
+	return int64(math.Floor(pow10(r.nextDouble()*6)*100 + 0.5))
+}
+
+// ln10 is math.Log(10), the value math.Pow takes the logarithm of 10 to.
+var ln10 = math.Log(10)
+
+// pow10 is math.Pow(10, y) for y in [0, 6], bit for bit: the steps math.Pow
+// takes for a base of 10 and such an exponent, without its special cases,
+// its Frexp and Ldexp, and the logarithm of the base, which the price
+// draws would otherwise pay on every bid.
+func pow10(y float64) float64 {
+	if y == 0 {
+		return 1
+	}
+	if y == 1 {
+		return 10
+	}
+	if y == 0.5 || y < 0 || y > 6 {
+		return math.Pow(10, y)
+	}
+	yi := math.Floor(y)
+	yf := y - yi
+	a := 1.0
+	if yf != 0 {
+		if yf > 0.5 {
+			yf--
+			yi++
+		}
+		a = math.Exp(yf * ln10)
+	}
+	// 10 = 0.625·2^4; math.Pow multiplies in the squarings of 0.625,
+	// renormalized to [0.5, 1), one per bit of the integer part. They are
+	// exact, and so is the power of two; the products round as there.
+	x, xe, e := 0.625, 4, 0
+	for i := int(yi); i != 0; i >>= 1 {
+		if i&1 == 1 {
+			a *= x
+			e += xe
+		}
+		x *= x
+		xe <<= 1
+		if x < .5 {
+			x += x
+			xe--
+		}
+	}
+	return a * float64(int64(1)<<e)
 }

@@ -72,6 +72,28 @@ func TestNextPriceMatchesJava(t *testing.T) {
 	}
 }
 
+func TestPow10IsMathPow(t *testing.T) {
+	// Every draw nextPrice can take: a double in [0, 1) with 53 random bits,
+	// times 6. The edges, the integers and halves, then random draws.
+	ys := []float64{0, 0.5, 1, 1.5, 2, 2.5, 3, 3.5, 4, 4.5, 5, 5.5, 6,
+		math.Nextafter(6, 0), math.Nextafter(0, 1), math.Nextafter(1, 0), math.Nextafter(1, 2),
+		math.Nextafter(0.5, 0), math.Nextafter(0.5, 1), math.Nextafter(5.5, 6), (1 - 1.0/(1<<53)) * 6}
+	for k := range 6 {
+		for _, d := range []float64{0.5, 1} {
+			ys = append(ys, math.Nextafter(float64(k)+d, 0), math.Nextafter(float64(k)+d, 7))
+		}
+	}
+	r := newSplitRandom(17)
+	for range 2_000_000 {
+		ys = append(ys, r.nextDouble()*6)
+	}
+	for _, y := range ys {
+		if got, want := pow10(y), math.Pow(10, y); math.Float64bits(got) != math.Float64bits(want) {
+			t.Fatalf("pow10(%v) = %v, math.Pow gives %v", y, got, want)
+		}
+	}
+}
+
 func TestNextIntNIsUniform(t *testing.T) {
 	r := newSplitRandom(5)
 	const bound, draws = 7, 70000
