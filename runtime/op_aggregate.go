@@ -123,6 +123,9 @@ type aggOp struct {
 	groups groups
 	vals   []Row
 	acc    []Row
+	// results holds the output rows, which the next operators read and let
+	// go.
+	results rowArena
 }
 
 func (o *aggOp) Open(ctx *OperatorContext) error {
@@ -252,7 +255,7 @@ func better(isMax, fl bool, x, y Datum) bool {
 // result is a group's output row: its key columns, taken from one of its
 // input rows, and its aggregates.
 func (o *aggOp) result(row Row, acc Row) Row {
-	out := make(Row, 0, len(o.spec.key.cols)+len(o.spec.aggs))
+	out := o.results.take(len(o.spec.key.cols) + len(o.spec.aggs))[:0]
 	for _, c := range o.spec.key.cols {
 		out = append(out, row[c])
 	}

@@ -208,9 +208,11 @@ type joinOp struct {
 	kbs     [2]*keyBatch
 	entries [2][]*subtask.MapEntries
 	// stored holds the rows the state keeps; scratch is the entry key of a
-	// lookup. Output rows are allocated one by one: downstream may keep a
-	// few of them (a top-N, a sink's table), which must not pin whole chunks.
+	// lookup. Output rows come from their own chunks: the next operators
+	// read them and let go (an aggregate, a sink's encoding), and one that
+	// keeps a sparse few (a top-N) copies those.
 	stored  rowArena
+	joined  rowArena
 	scratch Row
 	probe   joinProbe
 }
@@ -304,7 +306,7 @@ func (o *joinOp) join(sub, value Row) bool {
 }
 
 func (o *joinOp) project(l, r Row) Row {
-	out := make(Row, len(o.spec.sel))
+	out := o.joined.take(len(o.spec.sel))
 	for i, jc := range o.spec.sel {
 		if jc.Right {
 			out[i] = r[jc.Col]

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"slices"
 	"sort"
+	"unsafe"
 
 	"github.com/lakestate/lakestate/subtask"
 )
@@ -80,9 +81,15 @@ func (o *topNOp) Process(_ int, recs []Record, out Emitter) error {
 		return err
 	}
 	o.groups.build(recs, o.key.cols)
-	o.work = o.work[:0]
-	for _, first := range o.groups.first {
-		o.work = append(o.work, slices.Clone(o.lists[first]))
+	// A partition's list is ranked in a work list the operator reuses from
+	// batch to batch; only a list that changed is copied out for the state.
+	n := len(o.groups.first)
+	if cap(o.work) < n {
+		o.work = slices.Grow(o.work[:cap(o.work)], n-cap(o.work))
+	}
+	o.work = o.work[:n]
+	for g, first := range o.groups.first {
+		o.work[g] = append(o.work[g][:0], o.lists[first]...)
 	}
 	for i, r := range recs {
 		g := o.groups.of[i]
@@ -98,11 +105,39 @@ func (o *topNOp) Process(_ int, recs []Record, out Emitter) error {
 		if len(after) == 0 {
 			o.state.Delete(keys[first])
 		} else {
+			after = o.keep(before, after)
 			o.state.Put(keys[first], after)
 		}
 		o.emitDiff(out, before[:min(o.spec.N, len(before))], after[:min(o.spec.N, len(after))])
 	}
+	for _, w := range o.work {
+		clear(w[:cap(w)])
+	}
 	return nil
+}
+
+// keep returns the list to store for a partition: a copy of the work list
+// in which every row that came in this batch is copied too. An input row
+// may share its storage with many others (a join's output chunk), and a
+// partition keeps its few rows for long.
+func (o *topNOp) keep(before, after []Row) []Row {
+	list := slices.Clone(after)
+	for i, r := range list {
+		if !holdsSame(before, r) {
+			list[i] = slices.Clone(r)
+		}
+	}
+	return list
+}
+
+// holdsSame reports whether rows holds r itself, not just an equal row.
+func holdsSame(rows []Row, r Row) bool {
+	for _, h := range rows {
+		if len(h) == len(r) && unsafe.SliceData(h) == unsafe.SliceData(r) {
+			return true
+		}
+	}
+	return false
 }
 
 // apply adds or retracts one row in a partition's ranked list.
