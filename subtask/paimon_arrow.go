@@ -35,6 +35,9 @@ type paimonCodec struct {
 	flat      Row
 	keyBuf    []byte
 	keyEnds   []int
+	// touched keeps the sum of the loads that touch a flush's rows ahead
+	// of its build (paimon_touch.go), so that none is dropped as unused.
+	touched uint64
 }
 
 // paimonSchema is the table schema of a layout: kg leads the primary key and
@@ -130,7 +133,12 @@ func (c *paimonCodec) writeRecord(rows []mutation) (arrow.Record, []table.ValueK
 	nVals := len(c.cols) - c.nPK
 	vals := c.write[c.nPK:]
 	kinds := make([]table.ValueKind, len(rows))
+	var touched uint64
+	defer func() { c.touched = touched }()
 	for i := range rows {
+		if i%touchBlock == 0 {
+			touched += touchMutations(rows, i)
+		}
 		m := &rows[i]
 		if m.delete {
 			kinds[i] = table.KindDelete
@@ -179,7 +187,12 @@ func (c *paimonCodec) writeMapRecord(rows []mapRow, keys []string) (arrow.Record
 	nValue, withTs := len(c.l.Value), c.l.hasTTL()
 	kinds := make([]table.ValueKind, len(rows))
 	prev, prevSlot := "", int32(-1)
+	var touched uint64
+	defer func() { c.touched = touched }()
 	for i := range rows {
+		if i%touchBlock == 0 {
+			touched += touchMapRows(rows, keys, i)
+		}
 		r := &rows[i]
 		prefix := keys[r.slot]
 		// Rows come in key order: each key's rows together, the keys

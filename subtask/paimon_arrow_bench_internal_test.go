@@ -72,7 +72,8 @@ func BenchmarkWriteRecord(b *testing.B) {
 // values of which one a string, the entry key a slice of its row as a join
 // puts it), rows allocated in random order among other objects. "rows"
 // builds the rows as mutations and their record (a flush's way), "entries"
-// the record straight from the entries (a frozen commit's way).
+// the record straight from the entries (a frozen commit's way), "record"
+// that record alone, from rows by reference diffed once.
 func BenchmarkMapFlushRecord(b *testing.B) {
 	l, err := newLayout(Layout{Name: "m", Kind: KindMap,
 		Key: []Column{{Name: "k", Type: table.BigInt().NotNull()}},
@@ -96,18 +97,25 @@ func BenchmarkMapFlushRecord(b *testing.B) {
 		}
 		buf.slots[buf.add(string(l.AppendKey(nil, Key{Group: int32(rng.IntN(128)), Cols: Row{Int(rng.Int64())}})))] = me
 	}
-	for _, way := range []string{"rows", "entries"} {
+	for _, way := range []string{"rows", "entries", "record"} {
 		b.Run(way, func(b *testing.B) {
 			c, err := newPaimonCodec(l)
 			if err != nil {
 				b.Fatal(err)
 			}
 			var f mapFlush
+			var refs []mapRow
+			if way == "record" {
+				refs = f.entryRows(&buf, l)
+			}
 			for b.Loop() {
 				var rec arrow.Record
-				if way == "rows" {
+				switch way {
+				case "record":
+					rec, _, err = c.writeMapRecord(refs, buf.keys)
+				case "rows":
 					rec, _, err = c.writeRecord(f.rows(&buf, l))
-				} else {
+				default:
 					rec, _, err = c.writeMapRecord(f.entryRows(&buf, l), buf.keys)
 					f.releaseRefs()
 				}
