@@ -16,7 +16,7 @@ type heldSource struct {
 	limit, read atomic.Int64
 }
 
-func (s *heldSource) Open(split int, offset int64, wanted []bool) (SplitReader, error) {
+func (s *heldSource) Open(split int, offset int64, wanted []OutputUse) (SplitReader, error) {
 	r, err := s.RowsSource.Open(split, offset, wanted)
 	return &heldReader{SplitReader: r, src: s}, err
 }

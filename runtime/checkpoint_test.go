@@ -162,7 +162,7 @@ func TestOverlappingCheckpoints(t *testing.T) {
 // so that checkpoint timers fire between batches.
 type pacedSource struct{ runtime.RowsSource }
 
-func (s *pacedSource) Open(split int, offset int64, outputs []bool) (runtime.SplitReader, error) {
+func (s *pacedSource) Open(split int, offset int64, outputs []runtime.OutputUse) (runtime.SplitReader, error) {
 	r, err := s.RowsSource.Open(split, offset, outputs)
 	return &pacedReader{SplitReader: r}, err
 }

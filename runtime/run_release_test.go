@@ -177,7 +177,7 @@ type idleSource struct {
 
 func (s idleSource) Schemas() []Schema { return []Schema{s.schema} }
 func (s idleSource) Splits() int       { return 1 }
-func (s idleSource) Open(_ int, offset int64, _ []bool) (SplitReader, error) {
+func (s idleSource) Open(_ int, offset int64, _ []OutputUse) (SplitReader, error) {
 	return &idleReader{rows: s.rows, off: int(offset)}, nil
 }
 

@@ -16,11 +16,26 @@ type Source interface {
 	Schemas() []Schema
 	// Splits is the number of splits.
 	Splits() int
-	// Open returns a reader of split positioned at offset. wanted[i] tells
-	// whether output i has consumers; a reader may skip building rows for
-	// the others.
-	Open(split int, offset int64, wanted []bool) (SplitReader, error)
+	// Open returns a reader of split positioned at offset. uses[i] tells
+	// how the consumers of output i use its rows.
+	Open(split int, offset int64, uses []OutputUse) (SplitReader, error)
 }
+
+// OutputUse is how the consumers of one source output use its rows.
+type OutputUse uint8
+
+const (
+	// Unread: the output has no consumers, and a reader may skip building
+	// its rows.
+	Unread OutputUse = iota
+	// Kept: consumers may keep the rows; each row emitted must be one no
+	// one else writes.
+	Kept
+	// Borrowed: every consumer reads a row only while the emit call runs
+	// (each copies the columns it keeps), so a reader may build all of the
+	// output's rows in the same storage.
+	Borrowed
+)
 
 // ReadStatus is what a SplitReader.Read call leaves behind.
 type ReadStatus uint8
@@ -37,7 +52,8 @@ const (
 // SplitReader reads one split. The source subtask's actor calls it, so Read
 // must not block: a reader waiting for data returns ReadIdle.
 type SplitReader interface {
-	// Read emits up to max rows, each to one output.
+	// Read emits up to max rows, each to one output. A row of a Borrowed
+	// output may be written again once emit returns.
 	Read(max int, emit func(output int, row Row)) (ReadStatus, error)
 	// Offset is the position after the last row emitted: what a checkpoint
 	// records and Open takes back.
@@ -61,7 +77,7 @@ type RowsSource struct {
 func (s *RowsSource) Schemas() []Schema { return []Schema{s.Schema} }
 func (s *RowsSource) Splits() int       { return len(s.Rows) }
 
-func (s *RowsSource) Open(split int, offset int64, _ []bool) (SplitReader, error) {
+func (s *RowsSource) Open(split int, offset int64, _ []OutputUse) (SplitReader, error) {
 	if split < 0 || split >= len(s.Rows) {
 		return nil, fmt.Errorf("split %d of %d", split, len(s.Rows))
 	}

@@ -17,7 +17,8 @@ func (s Stream) with(st step, schema Schema) Stream {
 	return s
 }
 
-// Filter keeps the rows for which keep returns true.
+// Filter keeps the rows for which keep returns true. keep must not hold on
+// to its argument.
 func (s Stream) Filter(keep func(Row) bool) Stream {
 	return s.with(step{filter: keep}, s.schema)
 }
@@ -64,4 +65,20 @@ func applyChain(chain []step, r Row, rows *rowArena) (Row, bool) {
 		}
 	}
 	return r, true
+}
+
+// projectsFirst reports whether a chain copies its row into a projection
+// before anything but filters sees it: the row it starts from is then read
+// only while the chain runs.
+func projectsFirst(chain []step) bool {
+	for i := range chain {
+		switch st := &chain[i]; {
+		case st.filter != nil:
+		case st.project != nil:
+			return true
+		default:
+			return false
+		}
+	}
+	return false
 }

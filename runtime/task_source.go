@@ -16,7 +16,7 @@ import (
 type sourceTask struct {
 	taskCore
 	splits  []*splitState
-	wanted  []bool
+	uses    []OutputUse
 	cursor  int
 	started bool
 	// scheduled: a produceMsg is in the mailbox; token identifies the
@@ -82,9 +82,9 @@ func (t *sourceTask) setup(self *actor.PID, m *wireMsg) error {
 	t.wire(self, m)
 	t.wm = math.MinInt64
 	n := t.tp.node
-	t.wanted = make([]bool, len(n.outs))
+	t.uses = make([]OutputUse, len(n.outs))
 	for i, es := range n.outs {
-		t.wanted[i] = len(es) > 0
+		t.uses[i] = outputUse(es)
 	}
 	offsets := map[int]int64{}
 	if r := t.start().restore; r != nil {
@@ -95,13 +95,28 @@ func (t *sourceTask) setup(self *actor.PID, m *wireMsg) error {
 	}
 	p := t.env.plan.parallelism
 	for s := t.tp.id.Subtask; s < n.source.Splits(); s += p {
-		rd, err := n.source.Open(s, offsets[s], t.wanted)
+		rd, err := n.source.Open(s, offsets[s], t.uses)
 		if err != nil {
 			return fmt.Errorf("open split %d: %w", s, err)
 		}
 		t.splits = append(t.splits, &splitState{split: s, reader: rd})
 	}
 	return nil
+}
+
+// outputUse is how the edges es use the rows of the output they consume:
+// each edge whose steps project before anything could keep the row copies
+// out the columns it keeps.
+func outputUse(es []*edge) OutputUse {
+	if len(es) == 0 {
+		return Unread
+	}
+	for _, e := range es {
+		if !projectsFirst(e.chain) {
+			return Kept
+		}
+	}
+	return Borrowed
 }
 
 // schedule makes sure a produceMsg is on its way.

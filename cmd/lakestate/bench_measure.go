@@ -133,8 +133,8 @@ type countingSource struct {
 	read atomic.Int64
 }
 
-func (s *countingSource) Open(split int, offset int64, wanted []bool) (runtime.SplitReader, error) {
-	r, err := s.Source.Open(split, offset, wanted)
+func (s *countingSource) Open(split int, offset int64, uses []runtime.OutputUse) (runtime.SplitReader, error) {
+	r, err := s.Source.Open(split, offset, uses)
 	if err != nil {
 		return nil, err
 	}

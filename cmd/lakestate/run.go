@@ -296,8 +296,8 @@ type runSource struct {
 	read  atomic.Int64
 }
 
-func (s *runSource) Open(split int, offset int64, wanted []bool) (runtime.SplitReader, error) {
-	r, err := s.Source.Open(split, offset, wanted)
+func (s *runSource) Open(split int, offset int64, uses []runtime.OutputUse) (runtime.SplitReader, error) {
+	r, err := s.Source.Open(split, offset, uses)
 	if err != nil {
 		return nil, err
 	}

@@ -13,7 +13,7 @@ type gatedSource struct {
 	limit atomic.Int64
 }
 
-func (g *gatedSource) Open(split int, offset int64, wanted []bool) (runtime.SplitReader, error) {
+func (g *gatedSource) Open(split int, offset int64, wanted []runtime.OutputUse) (runtime.SplitReader, error) {
 	r, err := g.Source.Open(split, offset, wanted)
 	if err != nil {
 		return nil, err

@@ -28,7 +28,7 @@ func (s *Source) Schemas() []runtime.Schema {
 
 func (s *Source) Splits() int { return s.NumSplits }
 
-func (s *Source) Open(split int, offset int64, wanted []bool) (runtime.SplitReader, error) {
+func (s *Source) Open(split int, offset int64, uses []runtime.OutputUse) (runtime.SplitReader, error) {
 	g, err := nexmark.NewGenerator(s.Config, split, s.NumSplits)
 	if err != nil {
 		return nil, err
@@ -38,7 +38,14 @@ func (s *Source) Open(split int, offset int64, wanted []bool) (runtime.SplitRead
 	}
 	rd := &reader{gen: g, maxTime: math.MinInt64}
 	for k := range rd.wanted {
-		rd.wanted[k] = k < len(wanted) && wanted[k]
+		use := runtime.Unread
+		if k < len(uses) {
+			use = uses[k]
+		}
+		rd.wanted[k] = use != runtime.Unread
+		if use == runtime.Borrowed {
+			rd.borrowed[k] = make(runtime.Row, len(s.Schemas()[k]))
+		}
 	}
 	return rd, nil
 }
@@ -54,9 +61,12 @@ type reader struct {
 	gen *nexmark.Generator
 	// wanted says by event kind whether its rows are read: the generator
 	// skips the others.
-	wanted  [3]bool
-	events  []nexmark.Event
-	maxTime int64
+	wanted [3]bool
+	// borrowed is, by event kind, the one row that every row of a Borrowed
+	// output is built in; nil for the other outputs.
+	borrowed [3]runtime.Row
+	events   []nexmark.Event
+	maxTime  int64
 }
 
 func (r *reader) Read(n int, emit func(int, runtime.Row)) (runtime.ReadStatus, error) {
@@ -65,7 +75,10 @@ func (r *reader) Read(n int, emit func(int, runtime.Row)) (runtime.ReadStatus, e
 	// chunk is zeroed right before its rows are written, while it is in
 	// cache, and a row kept downstream keeps only its chunk alive.
 	var chunk []runtime.Datum
-	take := func(w int) runtime.Row {
+	take := func(kind nexmark.EventKind, w int) runtime.Row {
+		if row := r.borrowed[kind]; row != nil {
+			return row
+		}
 		if len(chunk) < w {
 			chunk = make([]runtime.Datum, rowChunk)
 		}
@@ -92,11 +105,11 @@ func (r *reader) Read(n int, emit func(int, runtime.Row)) (runtime.ReadStatus, e
 			}
 			switch e.Kind {
 			case nexmark.KindPerson:
-				emit(Persons, personRow(take(len(PersonSchema)), &e.Person))
+				emit(Persons, personRow(take(e.Kind, len(PersonSchema)), &e.Person))
 			case nexmark.KindAuction:
-				emit(Auctions, auctionRow(take(len(AuctionSchema)), &e.Auction))
+				emit(Auctions, auctionRow(take(e.Kind, len(AuctionSchema)), &e.Auction))
 			case nexmark.KindBid:
-				emit(Bids, bidRow(take(len(BidSchema)), &e.Bid, e.ID))
+				emit(Bids, bidRow(take(e.Kind, len(BidSchema)), &e.Bid, e.ID))
 			}
 		}
 	}

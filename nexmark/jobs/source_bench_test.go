@@ -12,24 +12,30 @@ import (
 
 // BenchmarkSourceRead reads the event stream in the engine's batches of
 // 16,384 events into rows of every kind, or of bids only (as q18), holding
-// a batch's rows until the next batch as the engine's channels do, and
+// a batch's rows until the next batch as the engine's channels do, or of
+// bids borrowed (as q4 and q9, which project them first), and
 // reports ns per event, wall and CPU of the whole process (the collector's
 // included; on a shared machine the CPU figure is the steadier).
 func BenchmarkSourceRead(b *testing.B) {
+	kept, borrowed := runtime.Kept, runtime.Borrowed
 	for _, c := range []struct {
-		name   string
-		wanted []bool
-	}{{"all", []bool{true, true, true}}, {"bids", []bool{false, false, true}}} {
-		b.Run(c.name, func(b *testing.B) { benchmarkSourceRead(b, c.wanted) })
+		name string
+		uses []runtime.OutputUse
+	}{
+		{"all", []runtime.OutputUse{kept, kept, kept}},
+		{"bids", []runtime.OutputUse{runtime.Unread, runtime.Unread, kept}},
+		{"bids-borrowed", []runtime.OutputUse{runtime.Unread, runtime.Unread, borrowed}},
+	} {
+		b.Run(c.name, func(b *testing.B) { benchmarkSourceRead(b, c.uses) })
 	}
 }
 
-func benchmarkSourceRead(b *testing.B, wanted []bool) {
+func benchmarkSourceRead(b *testing.B, uses []runtime.OutputUse) {
 	const batch = 16384
 	cfg := nexmark.DefaultConfig()
 	cfg.NumEvents = 0
 	src := &jobs.Source{Config: cfg, NumSplits: 1}
-	r, err := src.Open(0, 0, wanted)
+	r, err := src.Open(0, 0, uses)
 	if err != nil {
 		b.Fatal(err)
 	}

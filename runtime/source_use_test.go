@@ -1,0 +1,98 @@
+package runtime
+
+import (
+	"slices"
+	"testing"
+
+	"github.com/lakestate/lakestate/actors"
+	"github.com/lakestate/lakestate/subtask"
+	"github.com/lakestate/lakestate/table"
+)
+
+// reusingSource is a RowsSource whose reader builds every row of a Borrowed
+// output in one row, as a generator may, and records the uses it was
+// opened with.
+type reusingSource struct {
+	RowsSource
+	uses []OutputUse
+}
+
+func (s *reusingSource) Open(split int, offset int64, uses []OutputUse) (SplitReader, error) {
+	s.uses = slices.Clone(uses)
+	r, err := s.RowsSource.Open(split, offset, uses)
+	if err != nil || uses[0] != Borrowed {
+		return r, err
+	}
+	return &reusingReader{SplitReader: r, row: make(Row, len(s.Schema))}, nil
+}
+
+type reusingReader struct {
+	SplitReader
+	row Row
+}
+
+func (r *reusingReader) Read(n int, emit func(int, Row)) (ReadStatus, error) {
+	return r.SplitReader.Read(n, func(out int, row Row) {
+		copy(r.row, row)
+		emit(out, r.row)
+		clear(r.row)
+	})
+}
+
+// A source output whose every consumer projects first is Borrowed: a reader
+// that builds all its rows in one row still yields the right output. One
+// consumer that takes the rows as they are makes the output Kept.
+func TestSourceOutputUse(t *testing.T) {
+	var rows []Row
+	for i := range 50 {
+		rows = append(rows, Row{subtask.Int(int64(i % 3)), subtask.Int(int64(i))})
+	}
+	schema := Schema{{Name: "k", Type: table.BigInt().NotNull()}, {Name: "v", Type: table.BigInt().NotNull()}}
+	for _, c := range []struct {
+		name  string
+		build func(in Stream) Stream
+		want  OutputUse
+	}{
+		{"project", func(in Stream) Stream { return in.Project(0) }, Borrowed},
+		{"filter then project", func(in Stream) Stream {
+			return in.Filter(func(r Row) bool { return r[1].Int() >= 0 }).Project(0)
+		}, Borrowed},
+		{"as is", func(in Stream) Stream { return in }, Kept},
+		{"filter", func(in Stream) Stream { return in.Filter(func(Row) bool { return true }) }, Kept},
+		{"map then project", func(in Stream) Stream {
+			return in.Map(schema, func(r Row) Row { return r }).Project(0)
+		}, Kept},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			sys := actors.NewSystem(actors.Options{})
+			defer sys.Close()
+			src := &reusingSource{RowsSource: RowsSource{Schema: schema, Rows: [][]Row{rows}}}
+			g := NewGraph()
+			in := g.Source("in", src)[0]
+			out := NewChangelogTable()
+			Aggregate("count", c.build(in), []int{0}, Count("n")).Sink("out", out)
+			run, err := Start(sys, g, Options{BatchSize: 7})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if err := run.Wait(); err != nil {
+				t.Fatal(err)
+			}
+			if !slices.Equal(src.uses, []OutputUse{c.want}) {
+				t.Fatalf("opened with uses %v, want [%v]", src.uses, c.want)
+			}
+			got, err := out.Rows()
+			if err != nil {
+				t.Fatal(err)
+			}
+			counts := map[int64]int64{}
+			for _, r := range got {
+				counts[r[0].Int()] = r[1].Int()
+			}
+			if want := map[int64]int64{0: 17, 1: 17, 2: 16}; len(counts) != len(want) ||
+				counts[0] != want[0] || counts[1] != want[1] || counts[2] != want[2] {
+				t.Fatalf("counts %v, want %v", counts, want)
+			}
+		})
+	}
+}
