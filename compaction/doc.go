@@ -6,7 +6,11 @@
 // the minimal round synchronously: the barrier's level-0 files move to a
 // level >= 1 (upgraded in place, or rewritten when they carry deletes), each
 // of their keys is looked up in the deeper levels and the row it supersedes
-// is marked in the bucket's deletion vector, and the change is committed. The
+// is marked in the bucket's deletion vector, and the change is committed. A
+// key is looked for only in the files whose in-memory key filter lets it
+// pass (each bucket tree keeps one per file, made as compaction writes or
+// reads the file whole, or on the file's first lookup after a restore), so
+// the keys of append-only state, new everywhere, reach almost no file. The
 // round reads what the barrier wrote, plus the deeper rows its keys hit, never
 // the table: deletion-vector reads skip level 0, so a round that fails fails
 // the checkpoint instead of leaving data invisible.

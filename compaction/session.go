@@ -61,6 +61,8 @@ type Stats struct {
 	FilesExpired         int // files dropped whole because every row expired
 	Expirations          int
 	JobErrors            int
+	// KeyFilterBytes is the memory of the key filters the trees keep.
+	KeyFilterBytes int
 }
 
 // NewSession opens the maintenance of t. firstCommitID starts the commit
@@ -109,6 +111,9 @@ func NewSession(t Table, cfg Config, firstCommitID int64) (*Session, error) {
 func (s *Session) Stats() Stats {
 	st := s.stats
 	st.IntervalShapingBytes = s.budget.spent
+	for _, t := range s.trees {
+		st.KeyFilterBytes += t.filters.Bytes()
+	}
 	return st
 }
 
@@ -345,6 +350,7 @@ func (s *Session) bucketFiles(tr *tree, nowMillis int64) (*table.DataBucketFiles
 		NewFileName:    s.t.NewDataFileName,
 		CreationTimeMs: &created,
 		LookupCache:    tr.lookups,
+		KeyFilters:     tr.filters,
 	})
 }
 

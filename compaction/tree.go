@@ -26,15 +26,21 @@ type tree struct {
 	// rounds, so a round pays for the pages its keys touch, not for opening
 	// the deep files again.
 	lookups *table.DataFileCache
+	// filters keeps a key filter of each file the lookups may search, so
+	// they skip the files that cannot hold a key.
+	filters *table.KeyFilters
 }
 
-// retainLookups closes the cached files that left the tree.
+// retainLookups closes the cached files that left the tree and forgets
+// their key filters.
 func (t *tree) retainLookups() {
-	live := map[string]bool{}
+	live, livePaths := map[string]bool{}, map[string]bool{}
 	for _, f := range t.levels.AllFiles() {
-		live[path.Join(t.dir, f.FileName)] = true
+		live[f.FileName] = true
+		livePaths[path.Join(t.dir, f.FileName)] = true
 	}
-	t.lookups.Retain(func(p string) bool { return live[p] })
+	t.lookups.Retain(func(p string) bool { return livePaths[p] })
+	t.filters.Retain(func(name string) bool { return live[name] })
 }
 
 // close releases what the trees hold open.
@@ -79,7 +85,7 @@ func (s *Session) treeIn(ts trees, partition []byte, bucket int32) (*tree, error
 		return nil, err
 	}
 	t := &tree{key: k, partition: partition, bucket: bucket, dir: dir, levels: levels, dvs: table.DeletionVectors{},
-		lookups: table.NewDataFileCache(s.t.FileIO(), s.schema)}
+		lookups: table.NewDataFileCache(s.t.FileIO(), s.schema), filters: table.NewKeyFilters()}
 	ts[k] = t
 	return t, nil
 }

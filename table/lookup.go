@@ -11,6 +11,10 @@ import (
 // (one not already deleted in dvs) is superseded. It returns those rows as
 // new deletions; dvs is not changed. keys are encoded (see BucketFiles),
 // ascending and unique.
+//
+// A file is searched only for the keys within its key range that its key
+// filter (BucketFiles.KeyFilter) lets pass: keys new to the table, as those
+// of append-only state are, mostly reach no file at all.
 func LookupSuperseded(levels *Levels, level int, keys [][]byte, dvs DeletionVectors, files BucketFiles) (DeletionVectors, error) {
 	if level < 0 {
 		return nil, fmt.Errorf("lookup: level %d", level)
@@ -21,29 +25,61 @@ func LookupSuperseded(levels *Levels, level int, keys [][]byte, dvs DeletionVect
 		}
 	}
 	found := make(DeletionVectors)
-	remaining := keys
-	for lv := level + 1; lv <= levels.MaxLevel() && len(remaining) > 0; lv++ {
-		missed := make([][]byte, 0, len(remaining))
-		err := routeKeys(levels.RunOfLevel(lv), remaining, files, func(f DataFileMeta, ks [][]byte) error {
-			pos, err := files.FindKeys(f, ks)
+	remaining := keyBatch{keys: keys, hashes: make([]uint64, len(keys))}
+	for i, k := range keys {
+		remaining.hashes[i] = keyHash(k)
+	}
+	var may []int32
+	var look [][]byte
+	for lv := level + 1; lv <= levels.MaxLevel() && len(remaining.keys) > 0; lv++ {
+		var missed keyBatch
+		missed.reserve(len(remaining.keys))
+		err := routeKeys(levels.RunOfLevel(lv), remaining.keys, files, func(f DataFileMeta, lo, hi int) error {
+			ks, hs := remaining.keys[lo:hi], remaining.hashes[lo:hi]
+			flt, err := files.KeyFilter(f)
 			if err != nil {
-				return fmt.Errorf("lookup in %s: %w", f.FileName, err)
+				return fmt.Errorf("lookup in %s: key filter: %w", f.FileName, err)
 			}
-			if len(pos) != len(ks) {
-				return fmt.Errorf("lookup in %s: %d positions for %d keys", f.FileName, len(pos), len(ks))
+			may = may[:0]
+			if flt != nil {
+				may = flt.mayHold(ks, hs, may)
+			} else {
+				for i := range ks {
+					may = append(may, int32(i))
+				}
 			}
-			for i, p := range pos {
-				if p < 0 || dvs.IsDeleted(f.FileName, p) {
-					missed = append(missed, ks[i])
-					continue
+			var pos []int64
+			if len(may) > 0 {
+				look = look[:0]
+				for _, i := range may {
+					look = append(look, ks[i])
 				}
-				if p >= f.RowCount {
-					return fmt.Errorf("lookup in %s: position %d beyond %d rows", f.FileName, p, f.RowCount)
+				if pos, err = files.FindKeys(f, look); err != nil {
+					return fmt.Errorf("lookup in %s: %w", f.FileName, err)
 				}
-				found.Add(f.FileName, p)
+				if len(pos) != len(look) {
+					return fmt.Errorf("lookup in %s: %d positions for %d keys", f.FileName, len(pos), len(look))
+				}
+			}
+			// Keys the filter ruled out and keys looked for in vain both
+			// go on to the next level, in key order.
+			j := 0
+			for i := range ks {
+				if j < len(may) && int(may[j]) == i {
+					p := pos[j]
+					j++
+					if p >= 0 && !dvs.IsDeleted(f.FileName, p) {
+						if p >= f.RowCount {
+							return fmt.Errorf("lookup in %s: position %d beyond %d rows", f.FileName, p, f.RowCount)
+						}
+						found.Add(f.FileName, p)
+						continue
+					}
+				}
+				missed.add(ks[i], hs[i])
 			}
 			return nil
-		}, func(ks [][]byte) { missed = append(missed, ks...) })
+		}, func(lo, hi int) { missed.addAll(remaining, lo, hi) })
 		if err != nil {
 			return nil, err
 		}
@@ -52,10 +88,28 @@ func LookupSuperseded(levels *Levels, level int, keys [][]byte, dvs DeletionVect
 	return found, nil
 }
 
+// keyBatch is keys with their hashes (keyHash), hashed once for every level.
+type keyBatch struct {
+	keys   [][]byte
+	hashes []uint64
+}
+
+func (b *keyBatch) reserve(n int) {
+	b.keys, b.hashes = make([][]byte, 0, n), make([]uint64, 0, n)
+}
+
+func (b *keyBatch) add(key []byte, hash uint64) {
+	b.keys, b.hashes = append(b.keys, key), append(b.hashes, hash)
+}
+
+func (b *keyBatch) addAll(from keyBatch, lo, hi int) {
+	b.keys, b.hashes = append(b.keys, from.keys[lo:hi]...), append(b.hashes, from.hashes[lo:hi]...)
+}
+
 // routeKeys splits ascending keys over the files of a run: inFile gets each
-// file with the keys inside its [min, max], outside gets the keys no file
-// covers. Both are called in key order.
-func routeKeys(run SortedRun, keys [][]byte, files BucketFiles, inFile func(DataFileMeta, [][]byte) error, outside func([][]byte)) error {
+// file with the range [lo, hi) of keys inside its [min, max], outside gets
+// each range of keys no file covers. Both are called in key order.
+func routeKeys(run SortedRun, keys [][]byte, files BucketFiles, inFile func(f DataFileMeta, lo, hi int) error, outside func(lo, hi int)) error {
 	i := 0
 	for _, f := range run.Files {
 		if i == len(keys) {
@@ -74,20 +128,20 @@ func routeKeys(run SortedRun, keys [][]byte, files BucketFiles, inFile func(Data
 			i++
 		}
 		if i > start {
-			outside(keys[start:i])
+			outside(start, i)
 		}
 		start = i
 		for i < len(keys) && bytes.Compare(keys[i], hi) <= 0 {
 			i++
 		}
 		if i > start {
-			if err := inFile(f, keys[start:i]); err != nil {
+			if err := inFile(f, start, i); err != nil {
 				return err
 			}
 		}
 	}
 	if i < len(keys) {
-		outside(keys[i:])
+		outside(i, len(keys))
 	}
 	return nil
 }

@@ -74,12 +74,23 @@ func BenchmarkBarrierRound(b *testing.B) {
 }
 
 // BenchmarkMergeRewrite measures a full rewrite of two interleaved
-// 100k-row runs into the max level (rows merged per second).
+// 100k-row runs into the max level (rows merged per second), without and
+// with the key filters of the output files made as they are written.
 func BenchmarkMergeRewrite(b *testing.B) {
+	for _, filtered := range []bool{false, true} {
+		b.Run(fmt.Sprintf("filters=%v", filtered), func(b *testing.B) { benchMergeRewrite(b, filtered) })
+	}
+}
+
+func benchMergeRewrite(b *testing.B, filtered bool) {
 	n := 0
-	files, err := NewDataBucketFiles(NewLocalFileIO(), path.Join(b.TempDir(), "bucket-0"), kvSchema(), BucketFilesOptions{
+	opts := BucketFilesOptions{
 		TargetFileSize: 128 << 20, NewFileName: func() string { n++; return fmt.Sprintf("out-%d.parquet", n) },
-	})
+	}
+	if filtered {
+		opts.KeyFilters = NewKeyFilters()
+	}
+	files, err := NewDataBucketFiles(NewLocalFileIO(), path.Join(b.TempDir(), "bucket-0"), kvSchema(), opts)
 	if err != nil {
 		b.Fatal(err)
 	}
@@ -101,6 +112,9 @@ func BenchmarkMergeRewrite(b *testing.B) {
 		}
 		for _, f := range res.Added {
 			_ = files.fio.Remove(path.Join(files.dir, f.FileName))
+		}
+		if filtered {
+			opts.KeyFilters.Retain(func(string) bool { return false })
 		}
 	}
 	b.ReportMetric(float64(2*rows*b.N)/b.Elapsed().Seconds(), "rows/s")

@@ -39,6 +39,9 @@ type BucketFilesOptions struct {
 	// LookupCache, when set, keeps the files FindKeys reads open across
 	// calls (see DataFileCache).
 	LookupCache *DataFileCache
+	// KeyFilters, when set, keeps a key filter of each file written, read
+	// whole or looked up (see KeyFilters and KeyFilter).
+	KeyFilters *KeyFilters
 }
 
 // NewDataBucketFiles reads and writes the data files in dir, a bucket
@@ -146,7 +149,11 @@ func (b *DataBucketFiles) int64Field(name string) (func(RowIterator) (int64, boo
 
 // NewWriter starts a rolling writer of compaction output at level.
 func (b *DataBucketFiles) NewWriter(level int) (RowWriter, error) {
-	return &dataRowWriter{b: b, level: int32(level)}, nil
+	w := &dataRowWriter{b: b, level: int32(level)}
+	if b.opts.KeyFilters != nil {
+		w.filter = &keyFilterBuilder{}
+	}
+	return w, nil
 }
 
 // dataFileRows iterates a data file's rows, decoding a chunk at a time into
@@ -226,10 +233,11 @@ func (it *dataFileRows) Close() error    { return it.d.Close() }
 // a batch (parquet-go's column buffers copy the values, keys and stats are
 // cloned), so every batch reuses the buffers of the one before.
 type dataRowWriter struct {
-	b     *DataBucketFiles
-	level int32
-	w     *DataFileWriter
-	done  []DataFileMeta
+	b      *DataBucketFiles
+	level  int32
+	w      *DataFileWriter
+	done   []DataFileMeta
+	filter *keyFilterBuilder // the current file's keys, with KeyFilters
 
 	cols  []*colVec // the batch, one per schema field
 	seqs  []int64
@@ -258,6 +266,9 @@ func (w *dataRowWriter) Write(src RowIterator) error {
 		it.holder = w
 	}
 	w.hi++
+	if w.filter != nil {
+		w.filter.add(it.Key())
+	}
 	if len(w.seqs)+w.hi-w.lo >= bucketFilesMaxRun {
 		return w.flush()
 	}
@@ -329,6 +340,13 @@ func (w *dataRowWriter) closeFile() error {
 		return err
 	}
 	w.done = append(w.done, meta)
+	if w.filter != nil {
+		flt, err := w.filter.finish(meta)
+		if err != nil {
+			return err
+		}
+		w.b.opts.KeyFilters.put(meta.FileName, flt)
+	}
 	return nil
 }
 

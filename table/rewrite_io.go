@@ -21,6 +21,9 @@ type BucketFiles interface {
 	// row position in f, or -1 when f lacks it. Deletion vectors are not
 	// applied: the caller decides what a deleted position means.
 	FindKeys(f DataFileMeta, keys [][]byte) ([]int64, error)
+	// KeyFilter returns f's key filter, or nil when the bucket keeps none:
+	// a lookup does not look for the keys it rules out.
+	KeyFilter(f DataFileMeta) (*KeyFilter, error)
 	// EncodeKey turns a serialized key BinaryRow (DataFileMeta.MinKey,
 	// MaxKey) into the encoding of RowIterator.Key.
 	EncodeKey(binaryRow []byte) ([]byte, error)

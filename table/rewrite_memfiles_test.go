@@ -98,6 +98,20 @@ func (b *memBucket) FindKeys(f DataFileMeta, keys [][]byte) ([]int64, error) {
 	return findKeysByScan(it, keys)
 }
 
+// KeyFilter builds f's filter from its rows at every call: every lookup
+// of the LSM tests passes through a filter.
+func (b *memBucket) KeyFilter(f DataFileMeta) (*KeyFilter, error) {
+	rows, ok := b.files[f.FileName]
+	if !ok {
+		return nil, fmt.Errorf("no file %s", f.FileName)
+	}
+	var kb keyFilterBuilder
+	for _, r := range rows {
+		kb.add([]byte(r.key))
+	}
+	return kb.finish(f)
+}
+
 func (b *memBucket) EncodeKey(row []byte) ([]byte, error) { return row, nil }
 
 func (b *memBucket) int64Field(name string) (func(RowIterator) (int64, bool), error) {

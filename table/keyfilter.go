@@ -1,0 +1,173 @@
+package table
+
+import (
+	"bytes"
+	"encoding/binary"
+	"fmt"
+	"math/bits"
+)
+
+// KeyFilter answers "may this data file hold the key?" for the encoded keys
+// of one immutable data file. It never says no for a key the file holds
+// (rows deleted since included); it says yes for about one absent key in 200.
+//
+// It is a blocked Bloom filter cut into segments of keyFilterSegmentRows
+// consecutive rows, each with its own blocks and its first key as a fence:
+// a key is checked in the segment its order puts it in, so ascending keys
+// walk the filter front to back, each segment's blocks staying in cache
+// while its keys pass, instead of costing a cache miss each. Within a
+// segment a key sets keyFilterProbes bits of one 256-bit block.
+type KeyFilter struct {
+	blocks []keyFilterBlock
+	// Segment i's first key is fences[i] and its blocks are
+	// blocks[starts[i]:starts[i+1]].
+	fences [][]byte
+	starts []int32
+	// rows and size identify the file the filter was built from: a filter
+	// is used only for a file with the same name, row count and size.
+	rows, size int64
+}
+
+type keyFilterBlock [8]uint32
+
+const (
+	keyFilterBitsPerKey  = 12
+	keyFilterProbes      = 8 // one bit in each word of a block
+	keyFilterSegmentRows = 1024
+)
+
+// keyFilterSalts spread one 32-bit hash over the eight words of a block:
+// odd multipliers, each giving a different bit.
+var keyFilterSalts = [keyFilterProbes]uint32{
+	0x9e3779b1, 0x85ebca77, 0xc2b2ae3d, 0x27d4eb2f,
+	0x165667b1, 0xd3a2646d, 0xfd7046c5, 0xb55a4f09,
+}
+
+// keyFilterBuilder gathers the keys of one file, in its (ascending) row
+// order, as its rows pass. It checks the order of the fences only: rows out
+// of order within a segment would break the file itself (its page index,
+// its key range), not only its filter.
+type keyFilterBuilder struct {
+	hashes []uint64
+	fences [][]byte
+	arena  []byte // holds the fences
+	err    error
+}
+
+func (k *keyFilterBuilder) add(key []byte) {
+	if len(k.hashes)%keyFilterSegmentRows == 0 {
+		if n := len(k.fences); k.err == nil && n > 0 && bytes.Compare(k.fences[n-1], key) >= 0 {
+			k.err = fmt.Errorf("keys not ascending at row %d", len(k.hashes))
+		}
+		if cap(k.arena)-len(k.arena) < len(key) {
+			k.arena = make([]byte, 0, max(4096, len(key)))
+		}
+		n := len(k.arena)
+		k.arena = append(k.arena, key...)
+		k.fences = append(k.fences, k.arena[n:len(k.arena):len(k.arena)])
+	}
+	k.hashes = append(k.hashes, keyHash(key))
+}
+
+// finish makes the filter of f, which must hold exactly the rows added, and
+// starts over.
+func (k *keyFilterBuilder) finish(f DataFileMeta) (*KeyFilter, error) {
+	defer func() { *k = keyFilterBuilder{hashes: k.hashes[:0]} }()
+	if k.err != nil {
+		return nil, fmt.Errorf("key filter of %s: %w", f.FileName, k.err)
+	}
+	if int64(len(k.hashes)) != f.RowCount {
+		return nil, fmt.Errorf("key filter of %s: %d keys for %d rows", f.FileName, len(k.hashes), f.RowCount)
+	}
+	flt := &KeyFilter{fences: k.fences, starts: make([]int32, 0, len(k.fences)+1), rows: f.RowCount, size: f.FileSize}
+	total := 0
+	for lo := 0; lo < len(k.hashes); lo += keyFilterSegmentRows {
+		flt.starts = append(flt.starts, int32(total))
+		total += segmentBlocks(min(keyFilterSegmentRows, len(k.hashes)-lo))
+	}
+	flt.starts = append(flt.starts, int32(total))
+	flt.blocks = make([]keyFilterBlock, total)
+	for i, h := range k.hashes {
+		s := i / keyFilterSegmentRows
+		setKeyBits(flt.blocks[flt.starts[s]:flt.starts[s+1]], h)
+	}
+	return flt, nil
+}
+
+func segmentBlocks(rows int) int { return max(1, (rows*keyFilterBitsPerKey+255)/256) }
+
+func setKeyBits(blocks []keyFilterBlock, h uint64) {
+	b := &blocks[((h>>32)*uint64(len(blocks)))>>32]
+	for i, s := range keyFilterSalts {
+		b[i] |= 1 << ((uint32(h) * s) >> 27)
+	}
+}
+
+func hasKeyBits(blocks []keyFilterBlock, h uint64) bool {
+	b := &blocks[((h>>32)*uint64(len(blocks)))>>32]
+	for i, s := range keyFilterSalts {
+		if b[i]&(1<<((uint32(h)*s)>>27)) == 0 {
+			return false
+		}
+	}
+	return true
+}
+
+// mayHold appends to out the index of each of keys (encoded, ascending;
+// hashes[i] is keyHash(keys[i])) that the filter's file may hold. A key
+// below the file's least key is checked in the first segment: it passes
+// only as any absent key may.
+func (f *KeyFilter) mayHold(keys [][]byte, hashes []uint64, out []int32) []int32 {
+	if len(f.fences) == 0 {
+		return out // a file without rows
+	}
+	s := 0
+	seg := f.blocks[f.starts[0]:f.starts[1]]
+	for i, k := range keys {
+		for s+1 < len(f.fences) && bytes.Compare(k, f.fences[s+1]) >= 0 {
+			s++
+			seg = f.blocks[f.starts[s]:f.starts[s+1]]
+		}
+		if hasKeyBits(seg, hashes[i]) {
+			out = append(out, int32(i))
+		}
+	}
+	return out
+}
+
+// describes reports whether the filter was built from the file f names.
+func (f *KeyFilter) describes(meta DataFileMeta) bool {
+	return f.rows == meta.RowCount && f.size == meta.FileSize
+}
+
+// Bytes is the filter's memory.
+func (f *KeyFilter) Bytes() int {
+	n := len(f.blocks)*32 + len(f.starts)*4
+	for _, k := range f.fences {
+		n += len(k) + 24
+	}
+	return n
+}
+
+// keyHash is a 64-bit hash of an encoded key, mixing eight bytes at a time.
+// Filters live only in memory, so it need not be stable across versions.
+func keyHash(key []byte) uint64 {
+	const m1, m2 = 0x9e3779b97f4a7c15, 0xc2b2ae3d27d4eb4f
+	h := uint64(len(key)) * m1
+	for len(key) >= 8 {
+		h = bits.RotateLeft64(h^binary.LittleEndian.Uint64(key)*m2, 31) * m1
+		key = key[8:]
+	}
+	if len(key) > 0 {
+		var tail [8]byte
+		copy(tail[:], key)
+		h = bits.RotateLeft64(h^binary.LittleEndian.Uint64(tail[:])*m2, 31) * m1
+	}
+	// Final avalanche (fmix64), so every input bit reaches both halves.
+	h ^= h >> 33
+	h *= 0xff51afd7ed558ccd
+	h ^= h >> 33
+	h *= 0xc4ceb9fe1a85ec53
+	h ^= h >> 33
+	return h
+}
