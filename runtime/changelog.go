@@ -50,8 +50,9 @@ func (t *ChangelogTable) Commit(txn *Txn) error {
 	} else {
 		for _, c := range txn.Changes {
 			t.key = rowKey(t.key[:0], c.Row)
-			t.apply(t.key, c.Kind.Adds())
+			t.rows.add(t.key, delta(c.Kind.Adds()))
 		}
+		t.rows.compact()
 		t.changes += int64(len(txn.Changes))
 	}
 	t.committed[txn.TxnID] = true
@@ -61,8 +62,10 @@ func (t *ChangelogTable) Commit(txn *Txn) error {
 func (t *ChangelogTable) readsEncoding() {}
 
 // applyEncoded applies the changes of a transaction's encoding (encodeTxn)
-// in parts and returns their number. The encoding is a sink's own: an
-// error means a bug, and fails the job.
+// in parts and returns their number. The parts never change (Txn.encoded),
+// so the table adopts each as a chunk of its rows: a new row is named
+// where it lies instead of copied. The encoding is a sink's own: an error
+// means a bug, and fails the job.
 func (t *ChangelogTable) applyEncoded(parts [][]byte) (int, error) {
 	if len(parts) == 0 {
 		return 0, fmt.Errorf("empty encoding")
@@ -74,11 +77,18 @@ func (t *ChangelogTable) applyEncoded(parts [][]byte) (int, error) {
 	r.uvarint("writer")
 	r.uvarint("checkpoint")
 	n := r.uvarint("change count")
+	if r.err != nil {
+		return 0, r.err
+	}
 	seen := uint64(0)
 	for i, p := range parts {
 		if i > 0 {
 			r = byteReader{buf: p}
 		}
+		if r.off == len(p) {
+			continue
+		}
+		chunk, named := t.rows.adopt(p), false
 		for r.err == nil && r.off < len(p) {
 			if seen == n {
 				r.fail("more than %d changes", n)
@@ -90,11 +100,15 @@ func (t *ChangelogTable) applyEncoded(parts [][]byte) (int, error) {
 			}
 			at := r.off
 			r.skipRow()
-			if r.err == nil {
-				t.apply(p[at:r.off], kind.Adds())
+			if r.err == nil && t.rows.addAdopted(chunk, at, r.off-at, delta(kind.Adds())) {
+				named = true
 			}
 			seen++
 		}
+		if !named {
+			t.rows.unadopt(chunk)
+		}
+		t.rows.compact()
 		if r.err != nil {
 			return 0, fmt.Errorf("part %d: %w", i, r.err)
 		}
@@ -105,13 +119,12 @@ func (t *ChangelogTable) applyEncoded(parts [][]byte) (int, error) {
 	return int(n), nil
 }
 
-// apply adds one to the count of the row encoded as key, or removes one.
-func (t *ChangelogTable) apply(key []byte, adds bool) {
+// delta is what a change adds to its row's count.
+func delta(adds bool) int64 {
 	if adds {
-		t.rows.add(key, 1)
-	} else {
-		t.rows.add(key, -1)
+		return 1
 	}
+	return -1
 }
 
 // Rows returns the table's rows, a row repeated as often as it is held,

@@ -84,6 +84,27 @@ func FuzzDecodeTxns(f *testing.F) {
 	})
 }
 
+// skipRow, the fast path of a ChangelogTable's commit, reads past exactly
+// what row decodes and fails where row fails.
+func FuzzSkipRowAgreesWithRow(f *testing.F) {
+	for _, txn := range sampleTxns() {
+		for _, c := range txn.Changes {
+			f.Add(appendRow(nil, c.Row))
+		}
+	}
+	f.Add([]byte{2, tagString, 200, 1})
+	f.Add([]byte{1, tagDecimal, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x02, 0})
+	f.Add([]byte{1, 9})
+	f.Fuzz(func(t *testing.T, b []byte) {
+		full, skip := byteReader{buf: b}, byteReader{buf: b}
+		full.row()
+		skip.skipRow()
+		if (full.err == nil) != (skip.err == nil) || (full.err == nil && full.off != skip.off) {
+			t.Fatalf("row: offset %d, %v; skipRow: offset %d, %v", full.off, full.err, skip.off, skip.err)
+		}
+	})
+}
+
 func FuzzDecodeOffsets(f *testing.F) {
 	f.Add(encodeOffsets(map[int]int64{0: 5, 3: 9}))
 	f.Add([]byte{})

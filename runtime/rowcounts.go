@@ -2,22 +2,32 @@ package runtime
 
 import (
 	"bytes"
+	"fmt"
 	"hash/maphash"
 )
 
 // rowCounts is a multiset of encoded rows with signed counts, kept in
-// memory the collector has next to nothing to do with: the encodings are
-// appended to large byte chunks, a slot says where one is and holds its
-// count, and the index maps a hash of an encoding to the first slot of
-// its chain. Nothing of it but the chunk list holds a pointer, so a table
-// of millions of rows is a few hundred objects, none of which is scanned.
+// memory the collector has next to nothing to do with: the encodings lie in
+// large byte chunks, a slot says where one is and holds its count, and the
+// index finds a row's slot from a hash of its encoding. Nothing of it but
+// the chunk list holds a pointer, so a table of millions of rows is a few
+// hundred objects, none of which is scanned.
 //
-// A row whose count returns to zero gives its slot back; its bytes stay
-// in their chunk until the garbage outweighs the live rows and the chunks
-// are rewritten.
+// A chunk is the multiset's own (add copies an encoding into it) or one it
+// adopted (addAdopted names an encoding where it lies, in bytes that never
+// change): a committed transaction's part, whose new rows then cost no copy.
+// A row whose count returns to zero gives its slot back; its bytes, like an
+// adopted chunk's bytes no row names, stay until the garbage outweighs the
+// live rows and the chunks are rewritten (compact).
 type rowCounts struct {
-	hash   func(key []byte) uint64
-	index  map[uint64]int32
+	hash func(key []byte) uint64
+	// index is an open-addressing table, linear probing, a power of two
+	// long and at most half full: an entry is the low 32 bits of its row's
+	// hash (which also pick its home position) over the number of its slot
+	// plus one; zero is an empty entry. One probe is mostly one cache line,
+	// where a Go map of the hash took two or three misses per row.
+	index  []uint64
+	held   int // entries in index
 	slots  []countSlot
 	free   []int32
 	chunks [][]byte
@@ -25,12 +35,11 @@ type rowCounts struct {
 	live, garbage int
 }
 
-// countSlot is one row: its encoding, at off in chunk, of n bytes; its
-// count (zero for a free slot) and the next slot of its hash chain (-1 at
-// the end).
+// countSlot is one row: its encoding, at off in chunk, of n bytes, and its
+// count (zero for a free slot).
 type countSlot struct {
-	chunk, off, n, next int32
-	count               int64
+	chunk, off, n int32
+	count         int64
 }
 
 // countChunk is the size of a chunk of encodings; a longer encoding gets a
@@ -39,10 +48,7 @@ const countChunk = 1 << 20
 
 func newRowCounts() *rowCounts {
 	seed := maphash.MakeSeed()
-	return &rowCounts{
-		hash:  func(key []byte) uint64 { return maphash.Bytes(seed, key) },
-		index: map[uint64]int32{},
-	}
+	return &rowCounts{hash: func(key []byte) uint64 { return maphash.Bytes(seed, key) }}
 }
 
 func (c *rowCounts) key(s *countSlot) []byte {
@@ -50,42 +56,72 @@ func (c *rowCounts) key(s *countSlot) []byte {
 }
 
 // add adds d to the count of the row encoded as key, which the multiset
-// does not keep.
+// does not keep: a new row's encoding is copied.
 func (c *rowCounts) add(key []byte, d int64) {
-	h := c.hash(key)
-	first, ok := c.index[h]
-	if !ok {
-		first = -1
+	if at, h, found := c.find(key); found {
+		c.change(at, d, len(key))
+	} else {
+		chunk, off := c.place(key)
+		c.insert(at, h, countSlot{chunk: chunk, off: off, n: int32(len(key)), count: d})
 	}
-	prev := int32(-1)
-	for s := first; s >= 0; prev, s = s, c.slots[s].next {
-		slot := &c.slots[s]
-		if !bytes.Equal(c.key(slot), key) {
-			continue
-		}
-		slot.count += d
-		if slot.count != 0 {
-			return
-		}
-		// The row left: unlink its slot.
-		switch {
-		case prev >= 0:
-			c.slots[prev].next = slot.next
-		case slot.next >= 0:
-			c.index[h] = slot.next
-		default:
-			delete(c.index, h)
-		}
-		c.live -= len(key)
-		c.garbage += len(key)
-		c.free = append(c.free, s)
-		if c.garbage > countChunk && c.garbage > c.live {
-			c.rewrite()
-		}
-		return
+}
+
+// adopt takes b as a chunk of the multiset, all of it garbage until rows
+// name it through addAdopted, and returns its number. Nothing may change b
+// afterwards. Until compact, chunk numbers stay as they are.
+func (c *rowCounts) adopt(b []byte) int32 {
+	c.chunks = append(c.chunks, b[:len(b):len(b)])
+	c.garbage += len(b)
+	return int32(len(c.chunks) - 1)
+}
+
+// addAdopted adds d to the count of the row encoded at off in the adopted
+// chunk, the last one; a new row's slot names the encoding there. It
+// reports whether the row is new.
+func (c *rowCounts) addAdopted(chunk int32, off, n int, d int64) bool {
+	key := c.chunks[chunk][off : off+n]
+	if at, h, found := c.find(key); found {
+		c.change(at, d, n)
+		return false
+	} else {
+		c.insert(at, h, countSlot{chunk: chunk, off: int32(off), n: int32(n), count: d})
+		c.garbage -= n
+		return true
 	}
-	chunk, off := c.place(key)
-	slot := countSlot{chunk: chunk, off: off, n: int32(len(key)), next: first, count: d}
+}
+
+// unadopt gives back the last chunk, adopted and named by no row.
+func (c *rowCounts) unadopt(chunk int32) {
+	if int(chunk) != len(c.chunks)-1 {
+		panic(fmt.Sprintf("runtime: rowCounts gives back chunk %d of %d", chunk, len(c.chunks)))
+	}
+	c.garbage -= len(c.chunks[chunk])
+	c.chunks[chunk] = nil
+	c.chunks = c.chunks[:chunk]
+}
+
+// find returns the index position of the row encoded as key, or the empty
+// position where it goes, and the hash that positions it.
+func (c *rowCounts) find(key []byte) (at int, h uint32, found bool) {
+	if c.held >= len(c.index)/2 {
+		c.grow()
+	}
+	h = uint32(c.hash(key))
+	mask := len(c.index) - 1
+	for i := int(h) & mask; ; i = (i + 1) & mask {
+		e := c.index[i]
+		if e == 0 {
+			return i, h, false
+		}
+		if uint32(e>>32) == h && bytes.Equal(c.key(&c.slots[uint32(e)-1]), key) {
+			return i, h, true
+		}
+	}
+}
+
+// insert takes a slot for a new row and enters it at the empty index
+// position at.
+func (c *rowCounts) insert(at int, h uint32, slot countSlot) {
 	var s int32
 	if n := len(c.free); n > 0 {
 		s, c.free = c.free[n-1], c.free[:n-1]
@@ -94,8 +130,66 @@ func (c *rowCounts) add(key []byte, d int64) {
 		s = int32(len(c.slots))
 		c.slots = append(c.slots, slot)
 	}
-	c.index[h] = s
-	c.live += len(key)
+	c.index[at] = uint64(h)<<32 | uint64(uint32(s)+1)
+	c.held++
+	c.live += int(slot.n)
+}
+
+// change adds d to the count of the row entered at index position at, of
+// n bytes; a row whose count reaches zero leaves.
+func (c *rowCounts) change(at int, d int64, n int) {
+	s := uint32(c.index[at]) - 1
+	slot := &c.slots[s]
+	slot.count += d
+	if slot.count != 0 {
+		return
+	}
+	c.unindex(at)
+	c.live -= n
+	c.garbage += n
+	c.free = append(c.free, int32(s))
+}
+
+// unindex empties index position at and moves later entries of its probe
+// run back, so that every lookup still reaches its entry before an empty
+// position (deletion without tombstones).
+func (c *rowCounts) unindex(at int) {
+	mask := len(c.index) - 1
+	for hole, i := at, at; ; {
+		c.index[hole] = 0
+		for {
+			i = (i + 1) & mask
+			e := c.index[i]
+			if e == 0 {
+				c.held--
+				return
+			}
+			// The entry at i may fill the hole unless its home lies
+			// cyclically in (hole, i].
+			if home := int(uint32(e>>32)) & mask; (i-home)&mask >= (i-hole)&mask {
+				c.index[hole] = e
+				hole = i
+				break
+			}
+		}
+	}
+}
+
+// grow doubles the index (or makes its first) and enters every row again.
+func (c *rowCounts) grow() {
+	old := c.index
+	c.index = make([]uint64, max(2*len(old), 1024))
+	mask := len(c.index) - 1
+	for _, e := range old {
+		if e == 0 {
+			continue
+		}
+		i := int(uint32(e>>32)) & mask
+		for c.index[i] != 0 {
+			i = (i + 1) & mask
+		}
+		c.index[i] = e
+	}
 }
 
 // place copies an encoding into the chunks and returns where it went.
@@ -114,9 +208,14 @@ func (c *rowCounts) place(key []byte) (chunk, off int32) {
 	return int32(last), off
 }
 
-// rewrite copies the live encodings into fresh chunks, leaving the
-// garbage behind.
-func (c *rowCounts) rewrite() {
+// compact rewrites the chunks once the garbage outweighs the live rows:
+// the live encodings go into fresh chunks of the multiset's own, and the
+// garbage (with every adopted chunk) is left behind. It renumbers the
+// chunks.
+func (c *rowCounts) compact() {
+	if c.garbage <= countChunk || c.garbage <= c.live {
+		return
+	}
 	old := c.chunks
 	c.chunks = nil
 	for i := range c.slots {
