@@ -34,6 +34,9 @@ type recvChan struct {
 	ended   bool
 	wm      int64
 	owed    int32 // data batches handled and not yet credited back
+	// spent is the batches handled since the last credit, emptied, to go
+	// back to the sender with the credits.
+	spent [][]Record
 }
 
 func newInputs(t *taskPlan) *inputs {

@@ -25,8 +25,13 @@ type (
 		ch int32
 		wm int64
 	}
-	endMsg    struct{ ch int32 }
-	creditMsg struct{ ch, n int32 }
+	endMsg struct{ ch int32 }
+	// creditMsg returns n credits, and with them the batches the receiver
+	// is done with (emptied, for the sender to fill again).
+	creditMsg struct {
+		ch, n int32
+		spent [][]Record
+	}
 )
 
 func (m *dataMsg) Trace() string      { return fmt.Sprintf("ch=%d n=%d", m.ch, len(m.recs)) }

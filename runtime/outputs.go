@@ -36,7 +36,13 @@ type sendChan struct {
 	toIn    int32
 	credits int
 	queue   []any
-	batch   []Record
+	// batch gathers the records to send next; nil until the first one
+	// comes, which takes a spare batch if there is one. size is the
+	// capacity of the last batch sent.
+	batch []Record
+	size  int
+	// spare is batches the receiver is done with, to be filled again.
+	spare [][]Record
 }
 
 func newOutputs(p *plan, t *taskPlan, pids []*actor.PID, credits int, send func(*actor.PID, any)) *outputs {
@@ -72,6 +78,9 @@ func (o *outputs) emit(output int, kind Change, row Row) {
 			ch += int(o.owner[kg])
 		}
 		c := &o.chans[ch]
+		if c.batch == nil {
+			c.batch = c.nextBatch()
+		}
 		c.batch = append(c.batch, Record{Kind: kind, KeyGroup: kg, Row: r})
 	}
 }
@@ -84,9 +93,21 @@ func (o *outputs) flush() {
 			continue
 		}
 		msg := &dataMsg{ch: c.toIn, recs: c.batch}
-		c.batch = make([]Record, 0, cap(c.batch))
+		c.size, c.batch = cap(c.batch), nil
 		o.deliver(c, msg, true)
 	}
+}
+
+// nextBatch returns an empty batch to gather records in: a spare one, or
+// one as large as the last.
+func (c *sendChan) nextBatch() []Record {
+	if n := len(c.spare); n > 0 {
+		b := c.spare[n-1]
+		c.spare[n-1] = nil
+		c.spare = c.spare[:n-1]
+		return b
+	}
+	return make([]Record, 0, max(c.size, 1))
 }
 
 // broadcast flushes and then sends a control message to every channel; mk
@@ -111,10 +132,12 @@ func (o *outputs) deliver(c *sendChan, msg any, data bool) {
 	o.backlog++
 }
 
-// credit returns n credits to channel ch and sends what they release.
-func (o *outputs) credit(ch, n int) {
+// credit returns n credits to channel ch, with the batches the receiver is
+// done with, and sends what they release.
+func (o *outputs) credit(ch, n int, spent [][]Record) {
 	c := &o.chans[ch]
 	c.credits += n
+	c.spare = append(c.spare, spent...)
 	for len(c.queue) > 0 {
 		msg := c.queue[0]
 		_, data := msg.(*dataMsg)

@@ -53,7 +53,7 @@ func (t *operatorTask) Receive(ctx actor.Context) {
 	case *endMsg:
 		err = t.offer(int(m.ch), m)
 	case *creditMsg:
-		t.out.credit(int(m.ch), int(m.n))
+		t.out.credit(int(m.ch), int(m.n), m.spent)
 		err = t.pump()
 	case *barrier.SyncDone:
 		if int64(m.ID) == t.syncID && t.in.paused {
@@ -170,8 +170,8 @@ func (t *operatorTask) returnCredits() {
 			continue
 		}
 		from := t.tp.ins[i]
-		t.send(t.pids[from.fromTask], &creditMsg{ch: int32(from.fromOut), n: c.owed})
-		c.owed = 0
+		t.send(t.pids[from.fromTask], &creditMsg{ch: int32(from.fromOut), n: c.owed, spent: c.spent})
+		c.owed, c.spent = 0, nil
 	}
 }
 
@@ -182,10 +182,16 @@ func (t *operatorTask) handle(ch int, msg any) error {
 		if t.store != nil {
 			t.store.SetNow(t.env.sys.Clock().Now().UnixMilli())
 		}
-		err := t.op.Process(t.in.chans[ch].input, m.recs, t.emit)
+		c := &t.in.chans[ch]
+		err := t.op.Process(c.input, m.recs, t.emit)
 		if t.store != nil {
 			t.store.EndBatch()
 		}
+		// An operator is done with its records when Process returns, so
+		// the batch goes back to its sender for the next one; emptied, it
+		// keeps no row alive.
+		clear(m.recs)
+		c.spent = append(c.spent, m.recs[:0])
 		return err
 	case *barrierMsg:
 		aligned, err := t.in.barrier(ch, m.id)

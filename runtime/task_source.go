@@ -55,7 +55,7 @@ func (t *sourceTask) Receive(ctx actor.Context) {
 			err = t.produce()
 		}
 	case *creditMsg:
-		t.out.credit(int(m.ch), int(m.n))
+		t.out.credit(int(m.ch), int(m.n), m.spent)
 		if t.stalled && t.out.backlog == 0 {
 			t.stalled = false
 			t.schedule()
