@@ -193,3 +193,31 @@ func BenchmarkMapGetBatch(b *testing.B) {
 		})
 	}
 }
+
+// BenchmarkValueReadModifyWriteBuffered is an aggregate's batch over keys
+// its write buffer holds (written this interval, no flush): GetBatch, fold,
+// PutBatch, the buffer's own cost without reads of the table.
+func BenchmarkValueReadModifyWriteBuffered(b *testing.B) {
+	for _, bc := range backendCases {
+		b.Run(bc.name, func(b *testing.B) {
+			s := subtask.NewStore(bc.fresh(b))
+			b.Cleanup(func() { s.Backend().Close() })
+			agg, err := s.Value(aggLayout(0))
+			if err != nil {
+				b.Fatal(err)
+			}
+			for k := int64(0); k < benchKeys; k++ {
+				agg.Put(key(k), row(k, 1))
+			}
+			var out []subtask.Row
+			vals := make([]subtask.Row, benchBatch)
+			benchBatches(b, s, benchKeys, false, func(ks []subtask.Key) {
+				var err error
+				if out, err = agg.GetBatch(ks, out); err != nil {
+					b.Fatal(err)
+				}
+				agg.PutBatch(ks, foldCounts(out, vals[:len(ks)]))
+			})
+		})
+	}
+}

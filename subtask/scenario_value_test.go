@@ -200,3 +200,54 @@ func TestFlushWritesNothingWithoutChanges(t *testing.T) {
 		}
 	})
 }
+
+// Writes after a GetBatch land on their keys whatever their order against
+// the batch's (in order, skipping keys, backwards, repeated keys, keys the
+// batch did not read), across batches and flushes: the state matches a map.
+func TestWritesAfterReadsMatchReference(t *testing.T) {
+	forEachBackend(t, func(t *testing.T, bc backendCase) {
+		var agg *subtask.ValueState
+		h := newHarness(t, bc, func(s *subtask.Store) { agg = must[*subtask.ValueState](t)(s.Value(aggLayout(0))) })
+		ref := map[int64]int64{}
+		r := rand.New(rand.NewPCG(5, 6))
+		var out []subtask.Row
+		for batch := range 120 {
+			ks := make([]int64, 1+r.IntN(40))
+			for i := range ks {
+				ks[i] = int64(r.IntN(50))
+			}
+			out = must[[]subtask.Row](t)(agg.GetBatch(keys(ks...), out))
+			for i, k := range ks {
+				v, ok := ref[k]
+				if (out[i] != nil) != ok || ok && out[i][0].Int() != v {
+					t.Fatalf("batch %d: key %d reads %v, want %d (present %v)", batch, k, out[i], v, ok)
+				}
+			}
+			writes := slices.Clone(ks)
+			switch r.IntN(3) {
+			case 0: // in order, some skipped
+			case 1:
+				slices.Reverse(writes)
+			default:
+				r.Shuffle(len(writes), func(i, j int) { writes[i], writes[j] = writes[j], writes[i] })
+			}
+			writes = append(writes, int64(r.IntN(60))) // perhaps not read
+			for _, k := range writes {
+				switch n := r.IntN(4); n {
+				case 0:
+				case 1:
+					agg.Delete(key(k))
+					delete(ref, k)
+				default:
+					v := int64(batch*1000 + n)
+					agg.Put(key(k), row(v, 1))
+					ref[k] = v
+				}
+			}
+			h.store.EndBatch()
+			if batch%10 == 9 {
+				h.flush()
+			}
+		}
+	})
+}

@@ -28,6 +28,17 @@ type ValueState struct {
 	probe  []string
 	found  []Row
 	rows   []mutation // the rows of the last flush, reused by the next
+	// The keys of the last GetBatch until the batch ends: their slots,
+	// their encodings back to back and where each ends. An operator writes
+	// the keys it read in the order it read them, so a write looks its key
+	// up among the next few after the last one found (cursor) before the
+	// buffer's index: a scan of bytes in cache instead of a lookup that
+	// misses it.
+	batchAt    []int32
+	batchEnc   []byte
+	batchEnds  []int
+	batchTails []uint64 // each key's last eight bytes (see keyTail)
+	cursor     int
 
 	// frozen is the buffer of a frozen flush not yet released (nil: none);
 	// spare is one released, kept for a later interval.
@@ -108,10 +119,17 @@ func (v *ValueState) Name() string { return v.l.Name }
 func (v *ValueState) GetBatch(keys []Key, out []Row) ([]Row, error) {
 	out = slices.Grow(out[:0], len(keys))[:len(keys)]
 	v.misses, v.probed, v.late = v.misses[:0], v.probed[:0], v.late[:0]
+	v.forgetBatch()
+	v.batchAt = slices.Grow(v.batchAt, len(keys))[:len(keys)]
 	now := v.store.now
 	for i, k := range keys {
-		v.enc = v.l.AppendKey(v.enc[:0], k)
-		if at, ok := v.buf.lookup(v.enc); ok {
+		start := len(v.batchEnc)
+		v.batchEnc = v.l.AppendKey(v.batchEnc, k)
+		v.batchEnds = append(v.batchEnds, len(v.batchEnc))
+		enc := v.batchEnc[start:]
+		v.batchTails = append(v.batchTails, keyTail(enc))
+		if at, ok := v.buf.lookup(enc); ok {
+			v.batchAt[i] = at
 			slot := &v.buf.slots[at]
 			if slot.pending {
 				v.late = append(v.late, lateRead{idx: i, at: at})
@@ -123,8 +141,9 @@ func (v *ValueState) GetBatch(keys []Key, out []Row) ([]Row, error) {
 			out[i] = slot.value
 			continue
 		}
-		miss := newMiss(v.enc, 0)
+		miss := newMiss(enc, 0)
 		at := v.add(miss.key)
+		v.batchAt[i] = at
 		slot := &v.buf.slots[at]
 		slot.known, slot.pending = true, true
 		v.clean = append(v.clean, at)
@@ -157,6 +176,7 @@ func (v *ValueState) GetBatch(keys []Key, out []Row) ([]Row, error) {
 			for _, miss := range v.misses {
 				v.buf.drop(int32(miss.idx))
 			}
+			v.forgetBatch()
 			return nil, fmt.Errorf("state %q: probe of %d keys: %w", v.l.Name, len(v.probe), err)
 		}
 		for j, miss := range v.probed {
@@ -238,9 +258,59 @@ func (v *ValueState) PutBatch(keys []Key, values []Row) {
 	}
 }
 
+// batchWindow is how many keys of the last GetBatch past the last one
+// written a write compares its key with; resyncWindow is how many past it
+// a write found through the index looks for its slot among, so that the
+// cursor follows an operator that skips keys (unchanged rows, repeated
+// keys).
+const (
+	batchWindow  = 16
+	resyncWindow = 256
+)
+
+// batchSlot returns the slot of an encoded key among the next batchWindow
+// keys of the last GetBatch from the cursor, if it is there.
+func (v *ValueState) batchSlot(enc []byte) (int32, bool) {
+	tail := keyTail(enc)
+	for j := v.cursor; j < min(v.cursor+batchWindow, len(v.batchEnds)); j++ {
+		if v.batchTails[j] != tail {
+			continue
+		}
+		from := 0
+		if j > 0 {
+			from = v.batchEnds[j-1]
+		}
+		if string(v.batchEnc[from:v.batchEnds[j]]) == string(enc) {
+			v.cursor = j + 1
+			return v.batchAt[j], true
+		}
+	}
+	return 0, false
+}
+
+// keyTail is the last eight bytes of an encoded key (fewer zero-padded):
+// the low bytes of its last column, where a batch's keys differ most.
+func keyTail(enc []byte) uint64 { return keyHead(enc[max(0, len(enc)-8):]) }
+
+// resync moves the cursor past slot at's first key among the next
+// resyncWindow keys of the last GetBatch, if it is there.
+func (v *ValueState) resync(at int32) {
+	for j := v.cursor; j < min(v.cursor+resyncWindow, len(v.batchAt)); j++ {
+		if v.batchAt[j] == at {
+			v.cursor = j + 1
+			return
+		}
+	}
+}
+
 func (v *ValueState) set(k Key, value Row, ts int64) {
 	v.enc = v.l.AppendKey(v.enc[:0], k)
-	at, ok := v.buf.lookup(v.enc)
+	at, ok := v.batchSlot(v.enc)
+	if !ok {
+		if at, ok = v.buf.lookup(v.enc); ok {
+			v.resync(at)
+		}
+	}
 	if !ok {
 		at = v.add(string(v.enc))
 	}
@@ -251,7 +321,13 @@ func (v *ValueState) set(k Key, value Row, ts int64) {
 	slot.value, slot.ts, slot.dirty = value, ts, true
 }
 
+// forgetBatch drops the keys of the last GetBatch: their slots may go.
+func (v *ValueState) forgetBatch() {
+	v.batchAt, v.batchEnc, v.batchEnds, v.batchTails, v.cursor = v.batchAt[:0], v.batchEnc[:0], v.batchEnds[:0], v.batchTails[:0], 0
+}
+
 func (v *ValueState) endBatch() {
+	v.forgetBatch()
 	for _, at := range v.clean {
 		if v.buf.live(at) && !v.buf.slots[at].dirty {
 			v.buf.drop(at)
@@ -293,6 +369,7 @@ func valueRows(buf *arena[valueSlot], reuse []mutation, n int, l *layout) []muta
 }
 
 func (v *ValueState) reset() {
+	v.forgetBatch()
 	clear(v.rows)
 	v.rows = v.rows[:0]
 	v.buf.reset()
