@@ -18,6 +18,16 @@ const (
 // benchStore returns a store whose aggregate state holds benchKeys committed
 // keys (0..benchKeys-1).
 func benchStore(b *testing.B, bc backendCase) (*subtask.Store, *subtask.ValueState) {
+	s, agg := benchBuffered(b, bc)
+	if _, err := s.Flush(1); err != nil {
+		b.Fatal(err)
+	}
+	return s, agg
+}
+
+// benchBuffered returns a store whose aggregate state's write buffer holds
+// benchKeys keys (0..benchKeys-1), none committed.
+func benchBuffered(b *testing.B, bc backendCase) (*subtask.Store, *subtask.ValueState) {
 	s := subtask.NewStore(bc.fresh(b))
 	b.Cleanup(func() { s.Backend().Close() })
 	agg, err := s.Value(aggLayout(0))
@@ -26,9 +36,6 @@ func benchStore(b *testing.B, bc backendCase) (*subtask.Store, *subtask.ValueSta
 	}
 	for k := int64(0); k < benchKeys; k++ {
 		agg.Put(key(k), row(k, 1))
-	}
-	if _, err := s.Flush(1); err != nil {
-		b.Fatal(err)
 	}
 	return s, agg
 }
@@ -200,15 +207,7 @@ func BenchmarkMapGetBatch(b *testing.B) {
 func BenchmarkValueReadModifyWriteBuffered(b *testing.B) {
 	for _, bc := range backendCases {
 		b.Run(bc.name, func(b *testing.B) {
-			s := subtask.NewStore(bc.fresh(b))
-			b.Cleanup(func() { s.Backend().Close() })
-			agg, err := s.Value(aggLayout(0))
-			if err != nil {
-				b.Fatal(err)
-			}
-			for k := int64(0); k < benchKeys; k++ {
-				agg.Put(key(k), row(k, 1))
-			}
+			s, agg := benchBuffered(b, bc)
 			var out []subtask.Row
 			vals := make([]subtask.Row, benchBatch)
 			benchBatches(b, s, benchKeys, false, func(ks []subtask.Key) {
