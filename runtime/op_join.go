@@ -86,7 +86,7 @@ func Join(name string, left, right Stream, spec JoinSpec) Stream {
 		}
 		schema[i] = from[jc.Col]
 	}
-	j := &joinSpec{name: name, sides: sides, where: spec.Where, sel: sel}
+	j := &joinSpec{name: name, sides: sides, where: spec.Where, width: len(sel), spans: joinSpans(sel)}
 	return Apply(name, []Stream{left, right}, [][]int{spec.Left.Key, spec.Right.Key}, schema,
 		func() Operator { return &joinOp{spec: j} })
 }
@@ -95,7 +95,31 @@ type joinSpec struct {
 	name  string
 	sides [2]*joinSide
 	where func(l, r Row) bool
-	sel   []JoinColumn
+	// width is the number of output columns, spans the selection as runs
+	// of consecutive columns of one side.
+	width int
+	spans []joinSpan
+}
+
+// joinSpan is n consecutive columns of one side, from column col on,
+// placed in the output from column at on.
+type joinSpan struct {
+	right      bool
+	col, n, at int
+}
+
+// joinSpans gathers a selection into runs, so that an output row is built
+// by a few copies rather than a column at a time.
+func joinSpans(sel []JoinColumn) []joinSpan {
+	var spans []joinSpan
+	for i, jc := range sel {
+		if k := len(spans) - 1; k >= 0 && spans[k].right == jc.Right && spans[k].col+spans[k].n == jc.Col {
+			spans[k].n++
+			continue
+		}
+		spans = append(spans, joinSpan{right: jc.Right, col: jc.Col, n: 1, at: i})
+	}
+	return spans
 }
 
 // joinSide is one input's state layout. With Unique columns an entry is
@@ -306,13 +330,13 @@ func (o *joinOp) join(sub, value Row) bool {
 }
 
 func (o *joinOp) project(l, r Row) Row {
-	out := o.joined.take(len(o.spec.sel))
-	for i, jc := range o.spec.sel {
-		if jc.Right {
-			out[i] = r[jc.Col]
-		} else {
-			out[i] = l[jc.Col]
+	out := o.joined.take(o.spec.width)
+	for _, s := range o.spec.spans {
+		from := l
+		if s.right {
+			from = r
 		}
+		copy(out[s.at:s.at+s.n], from[s.col:s.col+s.n])
 	}
 	return out
 }
