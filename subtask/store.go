@@ -365,7 +365,7 @@ func comparePrefixes(a, b keyPrefix) int {
 
 // radixMin is the count of keys from which a radix sort orders their
 // prefixes: below it, a comparison sort costs less than its passes.
-const radixMin = 512
+const radixMin = 1024
 
 // radixSortPrefixes sorts prefixes by (hi, lo), stably, a byte at a time
 // from the last: one pass counts every byte position, and a position where
