@@ -312,9 +312,9 @@ func syncDir(dir string) error {
 }
 
 // copyInto copies r into f. A local file (an *os.File, or an
-// io.LimitedReader of one) is copied by the kernel (copy_file_range) in
-// chunks of fileCopyChunk, ctx checked before each: read into a buffer and
-// written out again, its bytes would pass through user space twice. A
+// io.LimitedReader of one) is copied by copyFile, without its bytes passing
+// through user space: read into a buffer and written out again, they would
+// pass through it twice. A
 // reader that writes itself out (bytes in memory, a checkpoint's metadata in
 // pieces) is copied whole after one check of ctx: hidden behind a wrapper it
 // would be copied 32 KiB at a time through an extra buffer, a thousand write
@@ -335,7 +335,7 @@ func copyInto(ctx context.Context, f *os.File, r io.Reader) error {
 	return err
 }
 
-// fileCopyChunk is how much of a local file copyInto hands the kernel
+// fileCopyChunk is how much of a local file copyFile hands the kernel
 // between checks of ctx.
 const fileCopyChunk = 8 << 20
 
@@ -353,10 +353,15 @@ func fileSource(r io.Reader) (*os.File, int64, bool) {
 	return nil, 0, false
 }
 
-// copyFile copies up to n bytes of src, from its offset, into dst. io.CopyN
-// between two files reaches os.File.ReadFrom with an io.LimitedReader of
-// src, which it hands to copy_file_range.
+// copyFile copies up to n bytes of src, from its offset, into dst, in
+// chunks of fileCopyChunk with ctx checked before each: by direct writes of
+// the source's mapped pages where copyDirect can, else by the kernel
+// (io.CopyN between two files reaches os.File.ReadFrom with an
+// io.LimitedReader of src, which it hands to copy_file_range).
 func copyFile(ctx context.Context, dst, src *os.File, n int64) error {
+	if done, err := copyDirect(ctx, dst, src, n); done {
+		return err
+	}
 	for n > 0 {
 		if err := ctx.Err(); err != nil {
 			return err
