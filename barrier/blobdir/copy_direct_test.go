@@ -68,15 +68,7 @@ func TestPutOfAFileIsExactAroundTheDirectCopysEdges(t *testing.T) {
 func TestDirectCopyWritesAFileUntouchedByItsSource(t *testing.T) {
 	s := open(t)
 	content := pattern(fileCopyChunk + 3*directAlign + 1)
-	path := filepath.Join(t.TempDir(), "src")
-	if err := os.WriteFile(path, content, 0o644); err != nil {
-		t.Fatal(err)
-	}
-	src, err := os.Open(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer src.Close()
+	src, path := sourceFile(t, content)
 	if err := s.Put(t.Context(), "chk-1/f", io.LimitReader(src, int64(len(content)))); err != nil {
 		t.Fatal(err)
 	}
@@ -95,17 +87,9 @@ func TestDirectCopyWritesAFileUntouchedByItsSource(t *testing.T) {
 func TestDirectCopyStopsBetweenChunksWhenCancelled(t *testing.T) {
 	s := open(t)
 	content := pattern(3 * fileCopyChunk)
-	path := filepath.Join(t.TempDir(), "src")
-	if err := os.WriteFile(path, content, 0o644); err != nil {
-		t.Fatal(err)
-	}
-	src, err := os.Open(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer src.Close()
+	src, _ := sourceFile(t, content)
 	ctx := &cancelAfter{Context: t.Context(), checks: 2} // the put's check, the first chunk's
-	err = s.Put(ctx, "chk-1/f", io.LimitReader(src, int64(len(content))))
+	err := s.Put(ctx, "chk-1/f", io.LimitReader(src, int64(len(content))))
 	if !errors.Is(err, context.Canceled) {
 		t.Fatalf("put = %v, want context.Canceled", err)
 	}

@@ -403,9 +403,10 @@ func TestRemoveStaleTemporariesOfCrashedPuts(t *testing.T) {
 	}
 }
 
-func TestPutOfAFileCopiesItFromItsOffsetUpToTheLimit(t *testing.T) {
-	s := open(t)
-	content := bytes.Repeat([]byte("0123456789"), fileCopyChunk/10+1000) // more than one chunk
+// sourceFile writes content to a new local file and returns it open for
+// reading, closed when the test ends, and its path.
+func sourceFile(t *testing.T, content []byte) (*os.File, string) {
+	t.Helper()
 	path := filepath.Join(t.TempDir(), "src")
 	if err := os.WriteFile(path, content, 0o644); err != nil {
 		t.Fatal(err)
@@ -414,7 +415,14 @@ func TestPutOfAFileCopiesItFromItsOffsetUpToTheLimit(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer src.Close()
+	t.Cleanup(func() { src.Close() })
+	return src, path
+}
+
+func TestPutOfAFileCopiesItFromItsOffsetUpToTheLimit(t *testing.T) {
+	s := open(t)
+	content := bytes.Repeat([]byte("0123456789"), fileCopyChunk/10+1000) // more than one chunk
+	src, _ := sourceFile(t, content)
 	if err := s.Put(t.Context(), "whole", src); err != nil {
 		t.Fatal(err)
 	}
