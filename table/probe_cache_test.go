@@ -11,9 +11,11 @@ import (
 // Lookups compare only the key fields a page's bounds do not pin, and find
 // the same rows whether a key page is decoded or comes from the cache: kg
 // changes every 100 rows, so some 64-row pages pin it and others do not,
-// and the key after kg is an INT in one file and a STRING in the other.
+// and the key after kg is an INT in one file, a STRING in another, and in a
+// third a BIGINT too sparse to pack (its pages, decoded through scratch
+// vectors, are cached as copies of their own).
 func TestLookupPinnedAndCachedKeyPages(t *testing.T) {
-	for _, keyType := range []DataType{Int().NotNull(), String().NotNull()} {
+	for _, keyType := range []DataType{Int().NotNull(), String().NotNull(), BigInt().NotNull()} {
 		s := &Schema{
 			Fields:         []Field{{ID: 0, Name: "kg", Type: Int().NotNull()}, {ID: 1, Name: "k", Type: keyType}, {ID: 2, Name: "v", Type: BigInt()}},
 			HighestFieldID: 2, PrimaryKeys: []string{"kg", "k"},
@@ -30,12 +32,17 @@ func TestLookupPinnedAndCachedKeyPages(t *testing.T) {
 			if keyType.Root == TypeString {
 				return BytesDatum([]byte{byte('a' + i%100/10), byte('a' + i%10)})
 			}
+			if keyType.Root == TypeBigInt {
+				return IntDatum(int64(3*(i%100)) << 33)
+			}
 			return IntDatum(int64(3 * (i % 100)))
 		}
 		for i := range rows {
 			rb.Field(0).(*array.Int32Builder).Append(int32(i / 100))
 			if d := kOf(i); keyType.Root == TypeString {
 				rb.Field(1).(*array.StringBuilder).Append(string(d.Bytes))
+			} else if keyType.Root == TypeBigInt {
+				rb.Field(1).(*array.Int64Builder).Append(d.Int)
 			} else {
 				rb.Field(1).(*array.Int32Builder).Append(int32(d.Int))
 			}

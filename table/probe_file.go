@@ -5,6 +5,7 @@ import (
 	"encoding/binary"
 	"fmt"
 	"math"
+	"slices"
 	"sort"
 	"sync"
 
@@ -431,20 +432,9 @@ func (kr *keyPageReader) page(p int, sc *probeScratch) (*keyPage, error) {
 		sc.page = keyPage{vecs: sc.keyVecs[from:]}
 		return &sc.page, nil
 	}
-	vecs := make([]*colVec, len(kr.d.keyTypes))
-	for c := from; c < len(vecs); c++ {
-		v := newColVec(kr.d.keyTypes[c])
-		if v.width > 0 {
-			v.fixed = make([]byte, 0, rows*v.width) // cached: no slack
-		}
-		vecs[c] = v
-	}
-	if err := kr.read(p, from, vecs); err != nil {
+	page, err := kr.decodeToCache(p, from, rows, sc)
+	if err != nil {
 		return nil, err
-	}
-	page := &keyPage{vecs: vecs[from:]}
-	if pk := packKeys(vecs[from:], kr.d.keyTypes[from:], rows); pk != nil {
-		page = &keyPage{packed: pk}
 	}
 	if cached != nil {
 		// the page takes over its sample's searches
@@ -454,6 +444,40 @@ func (kr *keyPageReader) page(p int, sc *probeScratch) (*keyPage, error) {
 	}
 	cache.add(id, page)
 	return page, nil
+}
+
+// decodeToCache decodes key page p (its key fields from on, of rows rows)
+// for the cache: packed when its fields pack, decoded through sc's vectors
+// then, which packing leaves as they were; else into vectors of its own,
+// without slack.
+func (kr *keyPageReader) decodeToCache(p, from, rows int, sc *probeScratch) (*keyPage, error) {
+	types := kr.d.keyTypes
+	if intKeyFields(types[from:]) {
+		sc.prepare(types)
+		if err := kr.read(p, from, sc.keyVecs); err != nil {
+			return nil, err
+		}
+		if pk := packKeys(sc.keyVecs[from:], types[from:], rows); pk != nil {
+			return &keyPage{packed: pk}, nil
+		}
+		vecs := make([]*colVec, len(types)-from)
+		for c, v := range sc.keyVecs[from:] {
+			vecs[c] = &colVec{t: v.t, width: v.width, n: v.n, fixed: slices.Clone(v.fixed), valid: slices.Clone(v.valid), nulls: v.nulls}
+		}
+		return &keyPage{vecs: vecs}, nil
+	}
+	vecs := make([]*colVec, len(types))
+	for c := from; c < len(vecs); c++ {
+		v := newColVec(types[c])
+		if v.width > 0 {
+			v.fixed = make([]byte, 0, rows*v.width) // cached: no slack
+		}
+		vecs[c] = v
+	}
+	if err := kr.read(p, from, vecs); err != nil {
+		return nil, err
+	}
+	return &keyPage{vecs: vecs[from:]}, nil
 }
 
 // read decodes the key fields from on of key page p into vecs (one per key

@@ -31,115 +31,185 @@ type packedKeys struct {
 	last   []byte // the encoded key of the last row
 }
 
-// intField appends the values of the first rows of a vector of an integer
-// key field to dst; ok is false for other fields.
-func intField(dst []int64, v *colVec, t DataType, rows int) (_ []int64, ok bool) {
+// packableVec says whether v holds the first rows of a non-null integer key
+// field packKeys may pack: INT or DATE in 4 bytes, BIGINT or TIMESTAMP in 8.
+func packableVec(v *colVec, t DataType, rows int) bool {
 	if t.Nullable || v.nulls > 0 || len(v.fixed) < rows*v.width {
-		return dst, false
+		return false
 	}
 	switch {
 	case (t.Root == TypeInt || t.Root == TypeDate) && v.width == 4:
 	case (t.Root == TypeBigInt || t.Root == TypeTimestamp) && v.width == 8:
 	default:
-		return dst, false
+		return false
 	}
-	for i := range rows {
-		dst = append(dst, fixedInt(v.fixed, v.width, i))
+	return true
+}
+
+// packTrial is what packing with one block size would take: its blocks,
+// the widest offset from a block's base, and where the current block
+// starts.
+type packTrial struct {
+	blocks int
+	span   uint64
+	start  int
+	base   int64
+}
+
+// add counts row i, of last field x, in blocks of up to block rows.
+func (tr *packTrial) add(i int, x int64, newSeg bool, block int) {
+	if newSeg || i-tr.start == block {
+		tr.blocks++
+		tr.start, tr.base = i, x
 	}
-	return dst, true
+	tr.span = max(tr.span, uint64(x)-uint64(tr.base)) // x ascends within a block
 }
 
 // packKeys packs the rows of vecs (the unpinned key fields, of types), or
 // returns nil when they do not pack: other field types, nulls, keys not
-// ascending, or a block wider than 32 bits.
+// ascending, or a block wider than 32 bits. One pass over the rows checks
+// their order, marks where segments start and sizes the packing with the
+// largest blocks (smaller ones are sized only where that needs 4-byte
+// offsets); a last pass builds the smallest packing, its slices allocated
+// once at their final sizes (a key page is packed each time it enters the
+// key-page cache).
 func packKeys(vecs []*colVec, types []DataType, rows int) *packedKeys {
 	if len(types) == 0 || rows <= 0 {
 		return nil
 	}
-	vals := make([]int64, 0, rows*len(types)) // field k's rows at vals[k*rows:]
 	for k, t := range types {
-		var ok bool
-		if vals, ok = intField(vals, vecs[k], t, rows); !ok {
+		if !packableVec(vecs[k], t, rows) {
 			return nil
 		}
 	}
-	var best *packedKeys
-	for _, n := range packBlocks {
-		pk := packKeysIn(vals, types, rows, n)
-		if pk == nil {
-			return nil // no block size changes why
-		}
-		if best == nil || pk.memSize() < best.memSize() {
-			best = pk
-		}
-		if pk.width == 2 {
-			break // smaller blocks only add bases
-		}
-	}
-	return best
-}
-
-// packKeysIn is packKeys of the fields' values with blocks of up to block
-// rows.
-func packKeysIn(vals []int64, types []DataType, rows, block int) *packedKeys {
 	nl := len(types) - 1
-	last := vals[nl*rows : (nl+1)*rows]
-	// cmpLead compares the leading fields of rows i and j.
-	cmpLead := func(i, j int) int {
-		for k := range nl {
-			if a, b := vals[k*rows+i], vals[k*rows+j]; a != b {
-				return cmpInt64(a, b)
-			}
+	lv := vecs[nl]
+	var trials [len(packBlocks)]packTrial
+	var starts []uint64 // bit i: a segment starts at row i
+	if nl > 0 {
+		var buf [16]uint64 // 1,024 rows, the pages this package writes
+		starts = buf[:]
+		if n := (rows + 63) / 64; n > len(buf) {
+			starts = make([]uint64, n)
 		}
-		return 0
 	}
-	pk := &packedKeys{types: types, rows: rows, width: 2}
+	nseg := 0
+	var prev, prevLead int64
 	for i := range rows {
+		x := fixedInt(lv.fixed, lv.width, i)
 		newSeg := i == 0
 		if i > 0 {
 			c := 0
-			if nl > 0 {
-				c = cmpLead(i-1, i)
+			switch nl {
+			case 0:
+			case 1: // a key group before the key, or a pair's first field
+				lead := fixedInt(vecs[0].fixed, vecs[0].width, i)
+				c, prevLead = cmpInt64(prevLead, lead), lead
+			default:
+				c = cmpLead(vecs[:nl], i-1, i)
 			}
 			switch {
 			case c > 0:
 				return nil
 			case c < 0:
 				newSeg = true
-			case last[i] <= last[i-1]:
+			case x <= prev:
 				return nil
 			}
+		} else if nl == 1 {
+			prevLead = fixedInt(vecs[0].fixed, vecs[0].width, 0)
 		}
 		if newSeg {
-			pk.segs = append(pk.segs, int32(i))
-			for k := range nl {
-				pk.lead = append(pk.lead, vals[k*rows+i])
+			nseg++
+			if nl > 0 {
+				starts[i/64] |= 1 << (i % 64)
 			}
 		}
-		if newSeg || i-int(pk.blocks[len(pk.blocks)-1]) == block {
-			pk.blocks = append(pk.blocks, int32(i))
-			pk.bases = append(pk.bases, last[i])
+		trials[0].add(i, x, newSeg, packBlocks[0])
+		prev = x
+	}
+	best, bestSize, width := -1, 0, 0
+	for t := range trials {
+		if t > 0 {
+			// The largest blocks need 4-byte offsets: size smaller ones.
+			for i := range rows {
+				newSeg := i == 0 || nl > 0 && starts[i/64]&(1<<(i%64)) != 0
+				trials[t].add(i, fixedInt(lv.fixed, lv.width, i), newSeg, packBlocks[t])
+			}
 		}
-		if span := uint64(last[i]) - uint64(pk.bases[len(pk.bases)-1]); span >= 1<<32 {
-			return nil
-		} else if span >= 1<<16 {
-			pk.width = 4
+		tr := trials[t]
+		if tr.span >= 1<<32 {
+			return nil // smaller blocks, inside these, are no narrower
+		}
+		w := 2
+		if tr.span >= 1<<16 {
+			w = 4
+		}
+		if size := 8*(nl*nseg+tr.blocks) + 4*(nseg+tr.blocks+2) + rows*w; best < 0 || size < bestSize {
+			best, bestSize, width = t, size, w
+		}
+		if w == 2 {
+			break // smaller blocks only add bases
 		}
 	}
-	pk.segs = append(pk.segs, int32(rows))
-	pk.blocks = append(pk.blocks, int32(rows))
-	pk.offs = make([]byte, rows*pk.width)
-	b := 0
-	for i := range rows {
-		if int(pk.blocks[b+1]) == i {
-			b++
+	return buildPacked(vecs, types, rows, starts, nseg, trials[best].blocks, packBlocks[best], width)
+}
+
+// cmpLead compares the leading fields (vecs) of rows i and j.
+func cmpLead(vecs []*colVec, i, j int) int {
+	for _, v := range vecs {
+		if a, b := fixedInt(v.fixed, v.width, i), fixedInt(v.fixed, v.width, j); a != b {
+			return cmpInt64(a, b)
 		}
-		off := uint64(last[i]) - uint64(pk.bases[b])
-		if pk.width == 2 {
+	}
+	return 0
+}
+
+// buildPacked packs rows that packKeys checked, in nseg segments starting
+// at the rows starts marks (all rows one segment when there are no
+// leading fields) and nb blocks of up to block rows, with offsets of width
+// bytes.
+func buildPacked(vecs []*colVec, types []DataType, rows int, starts []uint64, nseg, nb, block, width int) *packedKeys {
+	nl := len(types) - 1
+	lv := vecs[nl]
+	ints := make([]int64, nl*nseg+nb)
+	idx := make([]int32, nseg+nb+2)
+	pk := &packedKeys{
+		types:  types,
+		rows:   rows,
+		lead:   ints[: 0 : nl*nseg],
+		bases:  ints[nl*nseg : nl*nseg : len(ints)],
+		segs:   idx[: 0 : nseg+1],
+		blocks: idx[nseg+1 : nseg+1 : len(idx)],
+		width:  width,
+		offs:   make([]byte, rows*width),
+	}
+	start := 0
+	var base int64
+	for i := range rows {
+		x := fixedInt(lv.fixed, lv.width, i)
+		newSeg := i == 0 || nl > 0 && starts[i/64]&(1<<(i%64)) != 0
+		if newSeg {
+			pk.segs = append(pk.segs, int32(i))
+			for _, v := range vecs[:nl] {
+				pk.lead = append(pk.lead, fixedInt(v.fixed, v.width, i))
+			}
+		}
+		if newSeg || i-start == block {
+			pk.blocks = append(pk.blocks, int32(i))
+			pk.bases = append(pk.bases, x)
+			start, base = i, x
+		}
+		if off := uint64(x) - uint64(base); width == 2 {
 			binary.LittleEndian.PutUint16(pk.offs[2*i:], uint16(off))
 		} else {
 			binary.LittleEndian.PutUint32(pk.offs[4*i:], uint32(off))
 		}
+	}
+	pk.segs = append(pk.segs, int32(rows))
+	pk.blocks = append(pk.blocks, int32(rows))
+	if len(pk.segs) != nseg+1 || len(pk.blocks) != nb+1 {
+		panic("packed keys: segments or blocks differ from their count")
 	}
 	pk.last = pk.appendKey(nil, rows-1)
 	return pk
