@@ -29,12 +29,27 @@ func LookupSuperseded(levels *Levels, level int, keys [][]byte, dvs DeletionVect
 	for i, k := range keys {
 		remaining.hashes[i] = keyHash(k)
 	}
+	// Keys found nowhere in a level go on to the next level that has
+	// files; none follows the last.
+	deepest := level
+	for lv := level + 1; lv <= levels.MaxLevel(); lv++ {
+		if len(levels.RunOfLevel(lv).Files) > 0 {
+			deepest = lv
+		}
+	}
 	var may []int32
 	var look [][]byte
-	for lv := level + 1; lv <= levels.MaxLevel() && len(remaining.keys) > 0; lv++ {
+	for lv := level + 1; lv <= deepest && len(remaining.keys) > 0; lv++ {
+		run := levels.RunOfLevel(lv)
+		if len(run.Files) == 0 {
+			continue
+		}
 		var missed keyBatch
-		missed.reserve(len(remaining.keys))
-		err := routeKeys(levels.RunOfLevel(lv), remaining.keys, files, func(f DataFileMeta, lo, hi int) error {
+		last := lv == deepest
+		if !last {
+			missed.reserve(len(remaining.keys))
+		}
+		err := routeKeys(run, remaining.keys, files, func(f DataFileMeta, lo, hi int) error {
 			ks, hs := remaining.keys[lo:hi], remaining.hashes[lo:hi]
 			flt, err := files.KeyFilter(f)
 			if err != nil {
@@ -76,10 +91,16 @@ func LookupSuperseded(levels *Levels, level int, keys [][]byte, dvs DeletionVect
 						continue
 					}
 				}
-				missed.add(ks[i], hs[i])
+				if !last {
+					missed.add(ks[i], hs[i])
+				}
 			}
 			return nil
-		}, func(lo, hi int) { missed.addAll(remaining, lo, hi) })
+		}, func(lo, hi int) {
+			if !last {
+				missed.addAll(remaining, lo, hi)
+			}
+		})
 		if err != nil {
 			return nil, err
 		}

@@ -36,6 +36,7 @@ func TestLookupSuperseded(t *testing.T) {
 		{name: "below level 2", level: 2, keys: keys("a", "c", "g"), want: "l3a{0,1} l3b{0}"},
 		{name: "keys between files fall through", level: 2, keys: keys("b", "d", "z"), want: "l5{1,4}"},
 		{name: "nothing below the max level", level: 5, keys: keys("a"), want: ""},
+		{name: "past an empty level to the deepest", level: 3, keys: keys("a", "d", "z"), want: "l5{0,4}"},
 		{
 			name: "a deleted row is not found: the lookup goes deeper", level: 2, keys: keys("a", "g"),
 			dvs:  func() DeletionVectors { d := DeletionVectors{}; d.Add("l3a", 0); return d },
