@@ -346,15 +346,14 @@ func benchCommit(b *testing.B, n int, local bool) {
 	if !local {
 		return
 	}
-	b.Run("commit-local", func(b *testing.B) {
+	newLocal := func(b *testing.B) (commit func()) {
 		dir := filepath.Join(b.TempDir(), "t")
 		tbl, err := Create(NewLocalFileIO(), dir, *s)
 		if err != nil {
 			b.Fatal(err)
 		}
 		id := int64(0)
-		start()
-		for b.Loop() {
+		return func() {
 			id++
 			bdir, _ := tbl.BucketDir(EmptyBinaryRow(), 0)
 			m, err := WriteDataFile(NewLocalFileIO(), path.Join(bdir, tbl.NewDataFileName()), s, rec, seqRange(id*int64(n), n), nil, DataFileOptions{})
@@ -365,6 +364,39 @@ func benchCommit(b *testing.B, n int, local bool) {
 				b.Fatal(err)
 			}
 		}
+	}
+	b.Run("commit-local", func(b *testing.B) {
+		commit := newLocal(b)
+		start()
+		for b.Loop() {
+			commit()
+		}
 		report(b)
+	})
+	// The measure: a full commit against parquet-go writing the
+	// same rows plainly with zstd, alternating in one loop so that both see
+	// the same machine, each charged the process CPU of its own turns.
+	b.Run("commit-local-vs-plain-zstd", func(b *testing.B) {
+		commit := newLocal(b)
+		opts := plainCodecs["zstd"]
+		var buf bytes.Buffer
+		var plainCPU, commitCPU time.Duration
+		for b.Loop() {
+			t0 := processCPU()
+			buf.Reset()
+			w := parquet.NewGenericWriter[benchRow](&buf, opts...)
+			if _, err := w.Write(rows); err != nil {
+				b.Fatal(err)
+			}
+			if err := w.Close(); err != nil {
+				b.Fatal(err)
+			}
+			t1 := processCPU()
+			commit()
+			plainCPU, commitCPU = plainCPU+t1-t0, commitCPU+processCPU()-t1
+		}
+		b.ReportMetric(float64(plainCPU.Microseconds())/1e3/float64(b.N), "plain-cpu-ms/op")
+		b.ReportMetric(float64(commitCPU.Microseconds())/1e3/float64(b.N), "commit-cpu-ms/op")
+		b.ReportMetric(commitCPU.Seconds()/plainCPU.Seconds(), "commit/plain-cpu")
 	})
 }

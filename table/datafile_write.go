@@ -156,7 +156,7 @@ func newDataFileWriter(fio FileIO, path string, s *Schema, opts DataFileOptions,
 	}
 	w := &DataFileWriter{fio: fio, path: path, kit: kit, layout: kit.layout, opts: opts, file: f, out: &countingWriter{w: f}}
 	w.sc = kit.scratch()
-	w.pw = parquet.NewWriter(w.out, kit.cfg...)
+	w.pw = parquet.NewWriter(w.out, w.sc.cfg...)
 	w.stats = make([]colStats, len(s.Fields))
 	for i, f := range s.Fields {
 		w.stats[i].t = f.Type

@@ -17,22 +17,26 @@ import (
 // Reset has empty path_in_schema entries in its footer.
 
 // dataFileKit is what every data file of one schema, codec and page buffer
-// size shares: the column layout, the parquet writer options and idle
-// scratch buffers.
+// size shares: the column layout, the options of its parquet writers and
+// idle scratch buffers.
 type dataFileKit struct {
-	fields   []Field // the schema's fields when the kit was made
-	pks      []string
-	parts    []string
-	layout   *dataFileLayout
-	cfg      []parquet.WriterOption
-	keyField []bool // per schema field: is it a trimmed primary key
+	fields     []Field // the schema's fields when the kit was made
+	pks        []string
+	parts      []string
+	layout     *dataFileLayout
+	opts       DataFileOptions // its codec resolved
+	pageBuffer int
+	keyField   []bool // per schema field: is it a trimmed primary key
 	// per schema field: are its stats the column chunk's (chunkStatsType)
 	chunkStats []bool
 	idle       sync.Pool
 }
 
-// dataFileScratch is one writer's reusable buffers.
+// dataFileScratch is one writer's reusable buffers, and its parquet writer
+// options: the codecs of a framed zstd schema keep state of the writer's
+// pages (twinPage), so no two writers share them.
 type dataFileScratch struct {
+	cfg    []parquet.WriterOption
 	values []parquet.Value
 	keys   KeyBatch
 	order  keyOrder
@@ -69,18 +73,21 @@ func kitFor(s *Schema, opts DataFileOptions, pageBuffer int) (*dataFileKit, erro
 	if err != nil {
 		return nil, err
 	}
+	opts.Compression, opts.Uncompressed = key.codec, false
 	cfg, err := parquetWriterOptions(layout, s, opts, pageBuffer)
 	if err != nil {
 		return nil, err
 	}
 	k = &dataFileKit{
-		fields:   slices.Clone(s.Fields),
-		pks:      slices.Clone(s.PrimaryKeys),
-		parts:    slices.Clone(s.PartitionKeys),
-		layout:   layout,
-		cfg:      cfg,
-		keyField: make([]bool, len(s.Fields)),
+		fields:     slices.Clone(s.Fields),
+		pks:        slices.Clone(s.PrimaryKeys),
+		parts:      slices.Clone(s.PartitionKeys),
+		layout:     layout,
+		opts:       opts,
+		pageBuffer: pageBuffer,
+		keyField:   make([]bool, len(s.Fields)),
 	}
+	k.idle.Put(&dataFileScratch{cfg: cfg})
 	for _, fi := range layout.keyIdx {
 		k.keyField[fi] = true
 	}
@@ -107,7 +114,11 @@ func (k *dataFileKit) scratch() *dataFileScratch {
 	if sc, ok := k.idle.Get().(*dataFileScratch); ok {
 		return sc
 	}
-	return &dataFileScratch{}
+	cfg, err := parquetWriterOptions(k.layout, k.layout.schema, k.opts, k.pageBuffer)
+	if err != nil {
+		panic(fmt.Sprintf("data file: the options that made a kit fail: %v", err))
+	}
+	return &dataFileScratch{cfg: cfg}
 }
 
 // release returns a closed writer's scratch buffers.

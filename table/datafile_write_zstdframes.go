@@ -37,6 +37,10 @@ type framedZstdCodec struct {
 	frameBytes int
 	wholeBelow int                // a page of fewer bytes stays one frame
 	whole      *parquetzstd.Codec // a page of one frame
+	// keep: the page of a _KEY_ column, kept for its twin; twin: the page
+	// of the key field's own column (see twinPage). Nil in a codec that
+	// may serve more than one writer at a time.
+	keep, twin *twinPage
 }
 
 func newFramedZstdCodec(frameBytes int) *framedZstdCodec {
@@ -59,6 +63,17 @@ func (c *framedZstdCodec) String() string { return "ZSTD" }
 func (c *framedZstdCodec) CompressionCodec() format.CompressionCodec { return format.Zstd }
 
 func (c *framedZstdCodec) Encode(dst, src []byte) ([]byte, error) {
+	if out, ok := c.twin.reuse(dst, src); ok {
+		return out, nil
+	}
+	out, err := c.encode(dst, src)
+	if err == nil {
+		c.keep.set(src, out)
+	}
+	return out, err
+}
+
+func (c *framedZstdCodec) encode(dst, src []byte) ([]byte, error) {
 	frames := max(1, (len(src)+c.frameBytes/2)/c.frameBytes)
 	if frames == 1 || len(src) < c.wholeBelow {
 		return c.whole.Encode(dst, src)
@@ -92,7 +107,9 @@ func (c *framedZstdCodec) Decode(dst, src []byte) ([]byte, error) {
 }
 
 // framedZstdSchema is the layout's parquet schema with every column
-// compressed by a framed codec of its own: frames of frameRows values of a
+// compressed by a framed codec of its own, for one writer at a time (the
+// codecs of a _KEY_ column and its field's column share a twinPage):
+// frames of frameRows values of a
 // fixed-width value column, so that a row's frames of each value column
 // cover the same rows, frames of twice that of the key and system columns
 // and of the value copies of primary key fields, and frames of frameBytes
@@ -104,6 +121,7 @@ func (c *framedZstdCodec) Decode(dst, src []byte) ([]byte, error) {
 // way, so the small pages of a small checkpoint are what they were.
 func framedZstdSchema(l *dataFileLayout, frameBytes, frameRows int) *parquet.Schema {
 	fields := make([]orderedField, len(l.fields))
+	codecs := make([]*framedZstdCodec, len(l.fields))
 	for i, f := range l.fields {
 		fb := frameBytes
 		if w := fixedPhysicalWidth(f.Node.Type()); w > 0 && frameRows > 0 {
@@ -112,7 +130,15 @@ func framedZstdSchema(l *dataFileLayout, frameBytes, frameRows int) *parquet.Sch
 				fb *= 2
 			}
 		}
-		fields[i] = orderedField{Node: parquet.Compressed(f.Node, newFramedZstdCodecAbove(fb, frameBytes)), name: f.name}
+		codecs[i] = newFramedZstdCodecAbove(fb, frameBytes)
+		fields[i] = orderedField{Node: parquet.Compressed(f.Node, codecs[i]), name: f.name}
+	}
+	for k, fi := range l.keyIdx {
+		key, field := codecs[k], codecs[l.fieldCol(fi)]
+		if key.frameBytes == field.frameBytes && key.wholeBelow == field.wholeBelow {
+			key.keep = &twinPage{}
+			field.twin = key.keep
+		}
 	}
 	return parquet.NewSchema(parquetMessageName, orderedGroup(fields))
 }
