@@ -24,7 +24,13 @@
 // the tree is standalone-correct between steps and barrier rounds run
 // between them.
 // When universal compaction has nothing to do, shaping frees level 1, so
-// that the next round is a pure upgrade rather than a merge.
+// that the next round is a pure upgrade rather than a merge; a round that
+// finds level 1 occupied and a deeper level free moves the runs above it
+// down itself, in its own commit. The session keeps one level per sorted
+// run the table tolerates before it stalls (num-sorted-run.stop-trigger,
+// past the schema's num-levels), so rounds that land while a long
+// compaction runs upgrade into the levels above its inputs: what a round
+// does depends on the tree, not on how far shaping got before the barrier.
 // Shaping may add only a budget of new bytes per checkpoint interval, which
 // keeps checkpoint uploads smooth. Rewrites drop rows past their TTL, and
 // files whose rows have all expired are dropped whole.

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io/fs"
 	"path"
+	"slices"
 
 	"github.com/lakestate/lakestate/table"
 )
@@ -50,11 +51,17 @@ type Stats struct {
 	Rounds        int   // barrier rounds
 	RoundCommits  int   // barrier rounds that committed
 	RoundBytes    int64 // bytes of the files barrier rounds rewrote
-	Steps         int   // shaping steps committed
+	// IngestedBytes is the size of the level-0 files barrier rounds took:
+	// what the store wrote, the base of write amplification.
+	IngestedBytes int64
+	Steps         int // shaping steps committed
 	// BoundedSteps counts the shaping steps that rewrote a key range of a
 	// section too large for one step (see table.KeyBounds).
 	BoundedSteps int
 	Shifts       int // runs moved down a level to free level 1
+	// RoundShifts counts the barrier rounds that moved runs down to free
+	// level 1 for their level-0 files (see Session.roundLevels).
+	RoundShifts  int
 	ShapingBytes int64
 	// IntervalShapingBytes is what shaping wrote since the last barrier.
 	IntervalShapingBytes int64
@@ -88,6 +95,12 @@ func NewSession(t Table, cfg Config, firstCommitID int64) (*Session, error) {
 		opts.SmallFileSize = int64(float64(opts.SmallFileSize) * float64(fb) / float64(opts.TargetFileSize))
 		opts.TargetFileSize = fb
 	}
+	// A barrier round merges only when level 1 is occupied and no level is
+	// free above the shallowest occupied one. With one level per run the
+	// store tolerates before it stalls, rounds that land while a
+	// compaction is still running upgrade into the free levels above its
+	// inputs instead of merging into level 1 again and again.
+	opts.NumLevels = max(opts.NumLevels, opts.NumSortedRunStopTrigger+1)
 	if cfg.TTL != nil {
 		if i := s.FieldIndex(cfg.TTL.Field); i < 0 || s.Fields[i].Type.Root != table.TypeBigInt {
 			return nil, fmt.Errorf("compaction: TTL field %q is not a BIGINT column of the table", cfg.TTL.Field)
@@ -149,16 +162,29 @@ func (s *Session) Barrier(snapshotID, nowMillis int64) (RoundResult, error) {
 	var work []bucketChange
 	for _, k := range s.trees.sortedKeys() {
 		tr := s.trees[k]
-		unit, ok := minimalUnit(s.cmp, tr.levels)
-		if !ok {
+		if len(tr.levels.Level0()) == 0 {
 			continue
 		}
-		plan := table.PlanCompaction(s.cmp, unit, tr.levels, s.opts)
+		for _, f := range tr.levels.Level0() {
+			s.stats.IngestedBytes += f.FileSize
+		}
+		levels, shift, err := s.roundLevels(tr.levels)
+		if err != nil {
+			s.discard(work)
+			return RoundResult{}, err
+		}
+		unit, _ := minimalUnit(s.cmp, levels)
+		plan := table.PlanCompaction(s.cmp, unit, levels, s.opts)
 		plan.Expiry = s.cfg.TTL.rowExpiry(nowMillis)
-		res, err := s.compact(tr, plan, tr.levels, tr.dvs, nowMillis)
+		res, err := s.compact(tr, plan, levels, tr.dvs, nowMillis)
 		if err != nil {
 			s.discard(work)
 			return RoundResult{}, fmt.Errorf("compaction: barrier round of bucket %d: %w", tr.bucket, err)
+		}
+		if len(shift.Deleted) > 0 {
+			s.stats.RoundShifts++
+			res.Deleted = append(shift.Deleted, res.Deleted...)
+			res.Added = append(shift.Added, res.Added...)
 		}
 		work = append(work, bucketChange{key: k, res: res})
 	}
@@ -190,6 +216,30 @@ func (s *Session) Barrier(snapshotID, nowMillis int64) (RoundResult, error) {
 		}
 	}
 	return RoundResult{SnapshotID: cr.SnapshotID, Committed: true, Backpressure: s.backpressure()}, nil
+}
+
+// roundLevels is the tree a barrier round works on: when level 1 is
+// occupied and a level below it is free, the runs above that level move one
+// level down first (vacateShift), in the round's own commit, so the round
+// upgrades its level-0 files instead of merging them into level 1. The
+// round then merges only when every level holds a run, whether or not
+// shaping got to free level 1 before the barrier.
+func (s *Session) roundLevels(l *table.Levels) (*table.Levels, table.CompactResult, error) {
+	files := vacateShift(l)
+	if files == nil {
+		return l, table.CompactResult{}, nil
+	}
+	shift := shifted(nil, files)
+	moved := make(map[string]bool, len(files))
+	for _, f := range files {
+		moved[f.FileName] = true
+	}
+	all := slices.DeleteFunc(l.AllFiles(), func(f table.DataFileMeta) bool { return moved[f.FileName] })
+	out, err := table.NewLevels(s.cmp, append(all, shift.Added...), l.NumLevels())
+	if err != nil {
+		return nil, table.CompactResult{}, fmt.Errorf("compaction: shift level 1 down: %w", err)
+	}
+	return out, table.CompactResult{Deleted: shift.Deleted, Added: shift.Added}, nil
 }
 
 // bucketChange is one bucket's part of a commit.
