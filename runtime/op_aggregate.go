@@ -117,12 +117,13 @@ func (spec *aggSpec) accumulators(in Schema) ([]Column, error) {
 // [rows, a0, n0, a1, n1, ...]: the group's row count, and per aggregate a
 // value (sum or extreme) and the count of non-NULL inputs.
 type aggOp struct {
-	spec   *aggSpec
-	state  *subtask.ValueState
-	kb     *keyBatch
-	groups groups
-	vals   []Row
-	acc    []Row
+	spec  *aggSpec
+	state *subtask.ValueState
+	kb    *keyBatch
+	// of and first are the batch's groups (see subtask.ValueState.Groups).
+	of, first []int
+	vals      []Row
+	acc       []Row
 	// results holds the output rows, which the next operators read and let
 	// go.
 	results rowArena
@@ -143,17 +144,17 @@ func (o *aggOp) Process(_ int, recs []Record, out Emitter) error {
 	if o.vals, err = o.state.GetBatch(keys, o.vals); err != nil {
 		return err
 	}
-	o.groups.build(recs, o.spec.key.cols)
+	o.of, o.first = o.state.Groups(o.of, o.first)
 	o.acc = o.acc[:0]
-	for _, first := range o.groups.first {
+	for _, first := range o.first {
 		o.acc = append(o.acc, o.initial(o.vals[first]))
 	}
 	for i, r := range recs {
-		if err := o.apply(o.acc[o.groups.of[i]], r); err != nil {
+		if err := o.apply(o.acc[o.of[i]], r); err != nil {
 			return err
 		}
 	}
-	for g, first := range o.groups.first {
+	for g, first := range o.first {
 		before, acc := o.vals[first], o.acc[g]
 		key, row := keys[first], recs[first].Row
 		if acc[0].Int() == 0 {

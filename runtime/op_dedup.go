@@ -43,9 +43,10 @@ type dedupOp struct {
 	layout subtask.Layout
 	state  *subtask.ValueState
 	kb     *keyBatch
-	groups groups
-	kept   []Row
-	cur    []Row
+	// of and first are the batch's groups (see subtask.ValueState.Groups).
+	of, first []int
+	kept      []Row
+	cur       []Row
 }
 
 func (o *dedupOp) Open(ctx *OperatorContext) error {
@@ -63,21 +64,21 @@ func (o *dedupOp) Process(_ int, recs []Record, out Emitter) error {
 	if o.kept, err = o.state.GetBatch(keys, o.kept); err != nil {
 		return err
 	}
-	o.groups.build(recs, o.key.cols)
+	o.of, o.first = o.state.Groups(o.of, o.first)
 	o.cur = o.cur[:0]
-	for _, first := range o.groups.first {
+	for _, first := range o.first {
 		o.cur = append(o.cur, o.kept[first])
 	}
 	for i, r := range recs {
 		if !r.Kind.Adds() {
 			return fmt.Errorf("deduplicate %q: retraction on an insert-only input", o.name)
 		}
-		g := o.groups.of[i]
+		g := o.of[i]
 		if o.cur[g] == nil || o.spec.Replaces(r.Row, o.cur[g]) {
 			o.cur[g] = r.Row
 		}
 	}
-	for g, first := range o.groups.first {
+	for g, first := range o.first {
 		before, after := o.kept[first], o.cur[g]
 		if before != nil && before.Equal(after) {
 			continue

@@ -58,9 +58,10 @@ type topNOp struct {
 	layout subtask.Layout
 	state  *subtask.ListState
 	kb     *keyBatch
-	groups groups
-	lists  [][]Row
-	work   [][]Row
+	// of and first are the batch's groups (see subtask.ListState.Groups).
+	of, first []int
+	lists     [][]Row
+	work      [][]Row
 	// matched is emitDiff's scratch.
 	matched []bool
 }
@@ -80,24 +81,24 @@ func (o *topNOp) Process(_ int, recs []Record, out Emitter) error {
 	if o.lists, err = o.state.GetBatch(keys, o.lists); err != nil {
 		return err
 	}
-	o.groups.build(recs, o.key.cols)
+	o.of, o.first = o.state.Groups(o.of, o.first)
 	// A partition's list is ranked in a work list the operator reuses from
 	// batch to batch; only a list that changed is copied out for the state.
-	n := len(o.groups.first)
+	n := len(o.first)
 	if cap(o.work) < n {
 		o.work = slices.Grow(o.work[:cap(o.work)], n-cap(o.work))
 	}
 	o.work = o.work[:n]
-	for g, first := range o.groups.first {
+	for g, first := range o.first {
 		o.work[g] = append(o.work[g][:0], o.lists[first]...)
 	}
 	for i, r := range recs {
-		g := o.groups.of[i]
+		g := o.of[i]
 		if o.work[g], err = o.apply(o.work[g], r); err != nil {
 			return err
 		}
 	}
-	for g, first := range o.groups.first {
+	for g, first := range o.first {
 		before, after := o.lists[first], o.work[g]
 		if slices.EqualFunc(before, after, Row.Equal) {
 			continue

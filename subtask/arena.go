@@ -72,3 +72,29 @@ func (a *arena[S]) reset() {
 	a.keys = a.keys[:0]
 	a.free = a.free[:0]
 }
+
+// slotGroups numbers the groups of a batch's keys by their slots (at[i]
+// is key i's; nSlots bounds them): of[i] is key i's group, first[g] the
+// index of group g's first key. scratch, zero between calls, maps a slot to
+// its group plus one while it runs. The results reuse of's and first's
+// storage.
+func slotGroups(at []int32, nSlots int, scratch *[]int32, of, first []int) ([]int, []int) {
+	of, first = of[:0], first[:0]
+	if len(*scratch) < nSlots {
+		*scratch = append(*scratch, make([]int32, nSlots-len(*scratch))...)
+	}
+	groupOf := *scratch
+	for i, slot := range at {
+		g := groupOf[slot] - 1
+		if g < 0 {
+			g = int32(len(first))
+			groupOf[slot] = g + 1
+			first = append(first, i)
+		}
+		of = append(of, int(g))
+	}
+	for _, i := range first {
+		groupOf[at[i]] = 0
+	}
+	return of, first
+}

@@ -220,3 +220,25 @@ func BenchmarkValueReadModifyWriteBuffered(b *testing.B) {
 		})
 	}
 }
+
+// BenchmarkValueGroups groups a batch of 16,384 keys, mostly distinct, by
+// the slots GetBatch gave them (compare runtime's BenchmarkGroupsBuild,
+// which groups the same shape by an index of its own).
+func BenchmarkValueGroups(b *testing.B) {
+	const n = 16384
+	s, agg := benchStore(b, backendCases[0])
+	ks := make([]subtask.Key, n)
+	for i := range ks {
+		ks[i] = key(int64(i*7919) % 12000)
+	}
+	if _, err := agg.GetBatch(ks, nil); err != nil {
+		b.Fatal(err)
+	}
+	defer s.EndBatch()
+	var of, first []int
+	b.ReportAllocs()
+	for b.Loop() {
+		of, first = agg.Groups(of, first)
+	}
+	b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N*n), "ns/record")
+}

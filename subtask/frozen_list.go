@@ -38,6 +38,9 @@ func (ls *ListState) images(prefixes []string) error {
 	var rest []string
 	var at []int
 	for i, p := range prefixes {
+		if !ls.t.mayHold(p) {
+			continue // in neither (see MapState.GetBatch): the list is empty
+		}
 		if img, ok := ls.frozen.lookup(p); ok {
 			imgs[i] = img
 			continue

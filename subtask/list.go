@@ -28,6 +28,10 @@ type ListState struct {
 	misses []valueMiss
 	probe  []string
 	found  []listImage
+	// batchAt is the slot of every key of the last GetBatch, groupOf the
+	// scratch of Groups.
+	batchAt []int32
+	groupOf []int32
 
 	// frozen is the buffer of a frozen flush not yet released (nil: none);
 	// spare is one released, kept for a later interval.
@@ -69,9 +73,11 @@ func (ls *ListState) Name() string { return ls.l.Name }
 func (ls *ListState) GetBatch(keys []Key, out [][]Row) ([][]Row, error) {
 	out = slices.Grow(out[:0], len(keys))[:len(keys)]
 	ls.misses = ls.misses[:0]
+	ls.batchAt = slices.Grow(ls.batchAt[:0], len(keys))[:len(keys)]
 	for i, k := range keys {
 		ls.enc = ls.l.AppendKey(ls.enc[:0], k)
 		if at, ok := ls.buf.lookup(ls.enc); ok {
+			ls.batchAt[i] = at
 			ls.pruneExpired(at)
 			out[i] = ls.buf.slots[at].elems
 			continue
@@ -84,6 +90,7 @@ func (ls *ListState) GetBatch(keys []Key, out [][]Row) ([][]Row, error) {
 	sortMisses(ls.misses)
 	ls.probe = distinctKeys(ls.probe[:0], ls.misses)
 	if err := ls.images(ls.probe); err != nil {
+		ls.batchAt = ls.batchAt[:0]
 		return nil, err
 	}
 	j, at := -1, int32(-1)
@@ -97,9 +104,16 @@ func (ls *ListState) GetBatch(keys []Key, out [][]Row) ([][]Row, error) {
 			ls.clean = append(ls.clean, at)
 			ls.pruneExpired(at)
 		}
+		ls.batchAt[m.idx] = at
 		out[m.idx] = ls.buf.slots[at].elems
 	}
 	return out, nil
+}
+
+// Groups returns the groups of the last GetBatch's keys, as
+// [ValueState.Groups] does.
+func (ls *ListState) Groups(of []int, first []int) ([]int, []int) {
+	return slotGroups(ls.batchAt, len(ls.buf.slots), &ls.groupOf, of, first)
 }
 
 func distinctKeys(dst []string, misses []valueMiss) []string {
@@ -212,6 +226,7 @@ func (ls *ListState) set(k Key, elems []Row, ts []int64) {
 }
 
 func (ls *ListState) endBatch() {
+	ls.batchAt = ls.batchAt[:0]
 	for _, at := range ls.clean {
 		if ls.buf.live(at) && !ls.buf.slots[at].dirty {
 			ls.buf.drop(at)

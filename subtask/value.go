@@ -39,6 +39,8 @@ type ValueState struct {
 	batchEnds  []int
 	batchTails []uint64 // each key's last eight bytes (see keyTail)
 	cursor     int
+	// groupOf is the scratch of Groups.
+	groupOf []int32
 
 	// frozen is the buffer of a frozen flush not yet released (nil: none);
 	// spare is one released, kept for a later interval.
@@ -150,6 +152,11 @@ func (v *ValueState) GetBatch(keys []Key, out []Row) ([]Row, error) {
 		v.late = append(v.late, lateRead{idx: i, at: at})
 		miss.idx = int(at)
 		v.misses = append(v.misses, miss)
+		// A key the bounds rule out is in neither the table nor the
+		// frozen buffer, whose keys widened them (see MapState.GetBatch).
+		if !v.t.mayHold(miss.key) {
+			continue
+		}
 		if v.frozen != nil {
 			if value, ts, ok := v.frozen.lookup(miss.key); ok {
 				slot.image, slot.imageTs = value, ts
@@ -157,9 +164,7 @@ func (v *ValueState) GetBatch(keys []Key, out []Row) ([]Row, error) {
 				continue
 			}
 		}
-		if v.t.mayHold(miss.key) {
-			v.probed = append(v.probed, miss)
-		}
+		v.probed = append(v.probed, miss)
 	}
 	if len(v.misses) == 0 {
 		return out, nil
@@ -199,6 +204,16 @@ func (v *ValueState) GetBatch(keys []Key, out []Row) ([]Row, error) {
 		out[r.idx] = v.buf.slots[r.at].value
 	}
 	return out, nil
+}
+
+// Groups returns the groups of the last GetBatch's keys: of[i] is key i's
+// group and first[g] the index of group g's first key, groups numbered in
+// the order of their first keys; equal keys share a group. The slots
+// GetBatch found or made for the keys tell them apart, so an operator that
+// folds a batch per key needs no index of its own, nor a second encoding of
+// each key. The results reuse of's and first's storage.
+func (v *ValueState) Groups(of []int, first []int) ([]int, []int) {
+	return slotGroups(v.batchAt, len(v.buf.slots), &v.groupOf, of, first)
 }
 
 // lateRead is a record of a batch whose key's row comes with the batch's
