@@ -219,21 +219,26 @@ func (d *DataFile) Close() error {
 	return d.f.Close()
 }
 
-// readRange appends rows [lo,hi) of leaf column c to out.
+// readRange appends rows [lo,hi) of leaf column c to out. Pages wholly
+// inside the range are decoded onto out; a page the range cuts is decoded
+// into a scratch vector, made on first need, and its rows in the range
+// copied.
 func (d *DataFile) readRange(c int, lo, hi int64, out *colVec) (err error) {
 	defer guard(d.path, &err)
-	page := colVec{t: out.t, width: out.width}
+	var page *colVec
+	scratch := func() *colVec {
+		if page == nil {
+			page = &colVec{t: out.t, width: out.width}
+		}
+		return page
+	}
 	for gi := range d.groups {
 		g := &d.groups[gi]
 		glo, ghi := max(lo, g.first), min(hi, g.first+g.rows)
 		if glo >= ghi {
 			continue
 		}
-		err := d.eachPage(g, c, glo, ghi, &page, func(first, end int64) error {
-			out.appendRange(&page, int(max(glo, first)-first), int(min(ghi, end)-first))
-			return nil
-		})
-		if err != nil {
+		if err := d.readGroupRange(g, c, glo, ghi, scratch, out); err != nil {
 			return corruptError(d.path, fmt.Errorf("column %d: %w", c, err))
 		}
 	}
@@ -324,15 +329,19 @@ func (d *DataFile) checkChunk(g *rowGroupInfo, c int) error {
 	return ch.err
 }
 
-// eachPage decodes into page every page of column c in group g that
-// overlaps file rows [lo,hi), in order, and calls fn with its rows.
-func (d *DataFile) eachPage(g *rowGroupInfo, c int, lo, hi int64, page *colVec, fn func(first, end int64) error) error {
+// readGroupRange appends file rows [lo,hi) of column c in group g to out
+// (readRange).
+func (d *DataFile) readGroupRange(g *rowGroupInfo, c int, lo, hi int64, scratch func() *colVec, out *colVec) error {
 	spans := g.pages[c]
 	if spans == nil {
 		if err := d.checkChunk(g, c); err != nil {
 			return err
 		}
-		return d.scanPages(g, c, func(first, end int64) bool { return end > lo && first < hi }, page, fn)
+		page := scratch()
+		return d.scanPages(g, c, func(first, end int64) bool { return end > lo && first < hi }, page, func(first, end int64) error {
+			out.appendRange(page, int(max(lo, first)-first), int(min(hi, end)-first))
+			return nil
+		})
 	}
 	pr := d.newPageReader(g, c)
 	defer pr.close()
@@ -340,12 +349,18 @@ func (d *DataFile) eachPage(g *rowGroupInfo, c int, lo, hi int64, page *colVec, 
 		if err := pr.readAhead(p, func(q int) bool { return spans[q].first < hi }); err != nil {
 			return err
 		}
-		if err := pr.read(spans[p], page); err != nil {
+		s := spans[p]
+		if s.first >= lo && s.end <= hi {
+			if err := pr.readOnto(s, out, scratch); err != nil {
+				return err
+			}
+			continue
+		}
+		page := scratch()
+		if err := pr.read(s, page); err != nil {
 			return err
 		}
-		if err := fn(spans[p].first, spans[p].end); err != nil {
-			return err
-		}
+		out.appendRange(page, int(max(lo, s.first)-s.first), int(min(hi, s.end)-s.first))
 	}
 	return nil
 }
@@ -452,6 +467,29 @@ func (pr *pageReader) read(s pageSpan, page *colVec) error {
 		}
 		page.reset()
 	}
+	return pr.readParquet(s, page)
+}
+
+// readOnto appends the rows of page s to out: decoded onto it, or, for a
+// page the decoder leaves to parquet-go, read into scratch and copied.
+func (pr *pageReader) readOnto(s pageSpan, out *colVec, scratch func() *colVec) error {
+	if pr.fast {
+		err := pr.d.decodePage(pr.g, pr.c, s, out, pr.sc)
+		if !errors.Is(err, errFallback) {
+			return err
+		}
+	}
+	page := scratch()
+	page.reset()
+	if err := pr.readParquet(s, page); err != nil {
+		return err
+	}
+	out.appendRange(page, 0, page.n)
+	return nil
+}
+
+// readParquet decodes page s into page (empty) through parquet-go.
+func (pr *pageReader) readParquet(s pageSpan, page *colVec) error {
 	if pr.pages == nil {
 		if err := pr.d.checkChunk(pr.g, pr.c); err != nil {
 			return err
