@@ -6,6 +6,7 @@ import (
 	"math"
 	"slices"
 	"strconv"
+	"unsafe"
 
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/array"
@@ -35,6 +36,11 @@ type paimonCodec struct {
 	flat      Row
 	keyBuf    []byte
 	keyEnds   []int
+	// The rows of a map flush in memory order, the sort's other buffer,
+	// and where the rows' datums are (paimon_arrow_order.go).
+	placed, placedTmp []placedRow
+	datums            []rowDatums
+	placedLen         int // rows of the last build
 	// touched keeps the sum of the loads that touch a flush's rows ahead
 	// of its build (paimon_touch.go), so that none is dropped as unused.
 	touched uint64
@@ -161,37 +167,40 @@ func (c *paimonCodec) writeRecord(rows []mutation) (arrow.Record, []table.ValueK
 
 // writeMapRecord builds the record writeRecord builds of a map flush's rows,
 // from the rows by reference (mapFlush.entryRows) over the keys of their
-// buffer. A row's key columns come from its key's encoding and its entry's
-// key datums, its values from its entry, all in one visit: the entry key's
-// datums sit in the row the operator put (a join's entry key is a slice of
-// its row's values), where its encoded bytes would cost a visit of their
-// own, and the rows' keys are never put together.
+// buffer, in two passes. The first, in key order, decodes each row's key
+// prefix from its key's encoding and takes from its entry where its datums
+// are (a join's entry key is a slice of its row's values); the second, in
+// the order of the datums in memory (paimon_arrow_order.go), sets its entry
+// key and values at its place in the columns. The rows' keys are never put
+// together, nor their entry keys' bytes read.
 func (c *paimonCodec) writeMapRecord(rows []mapRow, keys []string) (arrow.Record, []table.ValueKind, error) {
 	if err := c.startWrite(); err != nil {
 		return nil, nil, err
 	}
 	nPrefix := c.l.prefixCols()
 	keyBytes := 0
-	for j := range c.write[:c.nPK] {
+	for j := range c.write[:nPrefix] {
 		if c.write[j].kind == columnBytes {
 			for i := range rows {
-				keyBytes += len(keys[rows[i].slot]) + len(rows[i].e.sub)
+				keyBytes += len(keys[rows[i].slot])
 			}
 			break
 		}
 	}
 	for j := range c.write {
-		c.write[j].start(len(rows), keyBytes, j < c.nPK)
+		c.write[j].start(len(rows), keyBytes, j < c.nPK, j >= nPrefix)
 	}
 	prefixCols, subCols, vals := c.write[:nPrefix], c.write[nPrefix:c.nPK], c.write[c.nPK:]
-	nValue, withTs := len(c.l.Value), c.l.hasTTL()
+	nSub, nValue, withTs := len(subCols), len(c.l.Value), c.l.hasTTL()
 	kinds := make([]table.ValueKind, len(rows))
+	placed, datums := c.startPlaced(len(rows))
+	defer c.endPlaced()
 	prev, prevSlot := "", int32(-1)
 	var touched uint64
 	defer func() { c.touched = touched }()
 	for i := range rows {
-		if i%touchBlock == 0 {
-			touched += touchMapRows(rows, keys, i)
+		if j := i + touchAhead; j < len(rows) {
+			touched += touchMapRow(&rows[j], keys)
 		}
 		r := &rows[i]
 		prefix := keys[r.slot]
@@ -215,35 +224,63 @@ func (c *paimonCodec) writeMapRecord(rows []mapRow, keys []string) (arrow.Record
 			return nil, nil, fmt.Errorf("state %q: %d trailing bytes after a key prefix", c.l.Name, len(prefix)-off)
 		}
 		e := r.e
-		if len(e.subRow) != len(subCols) {
-			return nil, nil, fmt.Errorf("state %q: flush row has %d entry key columns, table %d", c.l.Name, len(e.subRow), len(subCols))
+		if len(e.subRow) != nSub {
+			return nil, nil, fmt.Errorf("state %q: flush row has %d entry key columns, table %d", c.l.Name, len(e.subRow), nSub)
 		}
-		for j := range subCols {
-			if err := subCols[j].setKeyDatum(i, &e.subRow[j]); err != nil {
-				return nil, nil, fmt.Errorf("state %q: %w", c.l.Name, err)
-			}
+		var d rowDatums
+		if nSub > 0 {
+			d.sub = &e.subRow[0]
 		}
 		if r.delete {
 			kinds[i] = table.KindDelete
 			for j := range vals {
 				vals[j].set(i, &Null)
 			}
-			continue
-		}
-		if len(e.value) != nValue {
-			return nil, nil, fmt.Errorf("state %q: flush row has %d values, table %d", c.l.Name, len(e.value), nValue)
-		}
-		kinds[i] = table.KindInsert
-		for j := range e.value {
-			vals[j].set(i, &e.value[j])
-		}
-		if withTs {
-			ts := Null
-			if e.ts != noWriteTime {
-				ts = Int(e.ts)
+		} else {
+			if len(e.value) != nValue {
+				return nil, nil, fmt.Errorf("state %q: flush row has %d values, table %d", c.l.Name, len(e.value), nValue)
 			}
-			vals[nValue].set(i, &ts)
+			kinds[i] = table.KindInsert
+			if nValue > 0 {
+				d.value = &e.value[0]
+			}
+			if withTs {
+				ts := Null
+				if e.ts != noWriteTime {
+					ts = Int(e.ts)
+				}
+				vals[nValue].set(i, &ts)
+			}
 		}
+		first := d.sub
+		if first == nil {
+			first = d.value
+		}
+		if first != nil {
+			datums[i] = d
+			placed = append(placed, placedRow{line: datumLine(first), at: int32(i)})
+		}
+	}
+	for _, p := range c.sortPlaced(placed) {
+		i := int(p.at)
+		d := &datums[i]
+		if d.sub != nil {
+			sub := unsafe.Slice(d.sub, nSub)
+			for j := range subCols {
+				if err := subCols[j].setKeyDatum(i, &sub[j]); err != nil {
+					return nil, nil, fmt.Errorf("state %q: %w", c.l.Name, err)
+				}
+			}
+		}
+		if d.value != nil {
+			value := unsafe.Slice(d.value, nValue)
+			for j := range value {
+				vals[j].set(i, &value[j])
+			}
+		}
+	}
+	for j := range c.write {
+		touched += c.write[j].pack()
 	}
 	rec, err := c.finishWrite(len(rows))
 	return rec, kinds, err
@@ -329,7 +366,7 @@ func (c *paimonCodec) startColumns(rows []mutation) {
 			}
 			n = keyBytes
 		}
-		col.start(len(rows), n, j < c.nPK)
+		col.start(len(rows), n, j < c.nPK, false)
 	}
 }
 

@@ -36,6 +36,13 @@ type flushColumn struct {
 	// (recycle) once that record was written: the next flush fills them
 	// instead of allocating and zeroing a flush's worth of memory.
 	lent, spare columnBuffers
+	// placed: the values of a variable-length column are set in any order
+	// (a build that visits rows in memory order): set keeps each value's
+	// string in strs, of pending bytes in all, and pack lays them out in
+	// row order once every value is set, in a buffer of exactly their size.
+	placed  bool
+	strs    []string
+	pending int
 }
 
 // columnBuffers are the buffers of one column of a record.
@@ -87,8 +94,10 @@ func newFlushColumn(t arrow.DataType) (flushColumn, error) {
 
 // start makes room for n values, with a validity bitmap unless key (a key
 // column holds no NULL); a variable-length column's bytes are at least data,
-// or as many per row as in its last flush, with an eighth more.
-func (c *flushColumn) start(n, data int, key bool) {
+// or as many per row as in its last flush, with an eighth more. With placed,
+// a variable-length column's values may be set in any order, and pack lays
+// them out.
+func (c *flushColumn) start(n, data int, key, placed bool) {
 	if c.lastRows > 0 {
 		data = max(data, int(int64(c.lastBytes)*int64(n)/int64(c.lastRows)*9/8))
 	}
@@ -99,6 +108,10 @@ func (c *flushColumn) start(n, data int, key bool) {
 	if !key {
 		c.valid = zeroed(spare.valid, bitmapBytes(n))
 	}
+	if c.placed {
+		clear(c.strs) // a build that failed before pack
+	}
+	c.placed = placed && c.kind == columnBytes
 	switch c.kind {
 	case columnBool:
 		c.vals = zeroed(spare.vals, bitmapBytes(n))
@@ -107,11 +120,21 @@ func (c *flushColumn) start(n, data int, key bool) {
 		// the first offset is not written.
 		c.offs = reused(spare.offs, n+1)
 		c.offs[0] = 0
+		if c.placed {
+			// pack sizes the bytes once it knows them.
+			c.vals, c.pending = spare.vals[:0], 0
+			if cap(c.strs) < n {
+				c.strs = make([]string, n, n+n/4)
+			}
+			c.strs = c.strs[:n] // all empty: pack clears them
+			return
+		}
 		c.vals = reused(spare.vals, data)
 		c.vals = c.vals[:cap(c.vals)]
 	default:
-		// A NULL is the zero bytes the column starts with.
-		c.vals = zeroed(spare.vals, n*c.width)
+		// Every value is set, a NULL as zero bytes: the values need no
+		// clearing first.
+		c.vals = reused(spare.vals, n*c.width)
 	}
 }
 
@@ -143,13 +166,30 @@ func (c *flushColumn) recycle() { c.spare, c.lent = c.lent, columnBuffers{} }
 // bitmapBytes is the size of a bitmap of n bits, in whole 64-bit words.
 func bitmapBytes(n int) int { return (n + 63) / 64 * 8 }
 
-// set stores d as value i. A variable-length column's values are set in
-// order; a fixed-width NULL is the zero bytes the column starts with.
+// set stores d as value i; every value of a column is set once, a
+// fixed-width NULL as zero bytes. A variable-length column's values are set
+// in order, unless placed.
 func (c *flushColumn) set(i int, d *Datum) {
 	if !d.set {
 		c.nulls++
-		if c.kind == columnBytes {
-			c.offs[i+1] = int32(c.end)
+		switch c.kind {
+		case columnBool:
+			// The bitmap starts clear.
+		case columnInt8:
+			c.vals[i] = 0
+		case columnInt16:
+			binary.LittleEndian.PutUint16(c.vals[2*i:], 0)
+		case columnInt32, columnFloat32:
+			binary.LittleEndian.PutUint32(c.vals[4*i:], 0)
+		case columnInt64, columnFloat64:
+			binary.LittleEndian.PutUint64(c.vals[8*i:], 0)
+		case columnDecimal:
+			binary.LittleEndian.PutUint64(c.vals[16*i:], 0)
+			binary.LittleEndian.PutUint64(c.vals[16*i+8:], 0)
+		case columnBytes:
+			if !c.placed {
+				c.offs[i+1] = int32(c.end)
+			}
 		}
 		return
 	}
@@ -170,12 +210,51 @@ func (c *flushColumn) set(i int, d *Datum) {
 	case columnFloat32:
 		binary.LittleEndian.PutUint32(c.vals[4*i:], math.Float32bits(float32(math.Float64frombits(d.num))))
 	case columnBytes:
-		c.setBytes(i, d.str)
+		c.setString(i, d.str)
 	case columnDecimal:
 		binary.LittleEndian.PutUint64(c.vals[16*i:], d.num)
 		binary.LittleEndian.PutUint64(c.vals[16*i+8:], uint64(d.hi))
 	}
 }
+
+// setString stores s as value i of a variable-length column: at once, or
+// for pack to lay out.
+func (c *flushColumn) setString(i int, s string) {
+	if c.placed {
+		c.strs[i] = s
+		c.pending += len(s)
+		return
+	}
+	c.setBytes(i, s)
+}
+
+// pack lays out the values of a placed column in row order, in a buffer of
+// their size, and returns the sum of the loads that touch each string a
+// few rows ahead of its copy (its first line may miss the cache: the loads
+// ahead overlap the misses).
+func (c *flushColumn) pack() uint64 {
+	if !c.placed {
+		return 0
+	}
+	c.placed = false
+	c.vals = reused(c.vals, c.pending)
+	strs, vals, offs := c.strs, c.vals, c.offs[1:]
+	var touched uint64
+	end := 0
+	for i, s := range strs {
+		if j := i + packAhead; j < len(strs) && len(strs[j]) > 0 {
+			touched += uint64(strs[j][0])
+		}
+		end += copy(vals[end:], s)
+		offs[i] = int32(end)
+	}
+	c.end = end
+	clear(strs) // keep no string alive
+	return touched
+}
+
+// packAhead is how many strings ahead of its copy pack touches a string.
+const packAhead = 8
 
 // setBytes stores s as value i of a variable-length column.
 func (c *flushColumn) setBytes(i int, s string) {
@@ -246,7 +325,8 @@ func (c *flushColumn) setKey(i int, src string) (int, error) {
 
 // setKeyDatum stores the datum of a primary-key column as value i, as
 // setKey stores its encoding (appendKeyDatum): a float's NaN as the
-// encoding's one NaN, a boolean's lowest bit. Values are set in order.
+// encoding's one NaN, a boolean's lowest bit. A variable-length column's
+// values are set in order, unless placed.
 func (c *flushColumn) setKeyDatum(i int, d *Datum) error {
 	if !d.set {
 		return fmt.Errorf("NULL in a key column of type %s", c.typ)
@@ -277,7 +357,7 @@ func (c *flushColumn) setKeyDatum(i int, d *Datum) error {
 		}
 		binary.LittleEndian.PutUint64(c.vals[8*i:], math.Float64bits(f))
 	case columnBytes:
-		c.setBytes(i, d.str)
+		c.setString(i, d.str)
 	case columnDecimal:
 		binary.LittleEndian.PutUint64(c.vals[16*i:], d.num)
 		binary.LittleEndian.PutUint64(c.vals[16*i+8:], uint64(d.hi))

@@ -1,16 +1,15 @@
 package subtask
 
 // A flush's rows come in key order, but each sits wherever its Put left it:
-// the record build walks an entry, then the datums of its row, then their
-// strings, each load waiting for the one before it, and each missing the
-// cache. The build touches rows a few blocks ahead of itself, a level per
-// block: each block's touches are a tight loop of independent loads, whose
-// misses overlap, and by the time the build reaches a row, its entry,
-// datums and strings are in cache.
+// a record build that visits its rows in key order (paimonCodec.writeRecord)
+// walks the datums of a row, then their strings, each load waiting for the
+// one before it, and each missing the cache. The build touches rows a few
+// blocks ahead of itself, a level per block: each block's touches are a
+// tight loop of independent loads, whose misses overlap, and by the time the
+// build reaches a row, its datums and strings are in cache.
 
 // touchBlock is the rows of a block: the build touches the strings of the
-// block it starts, the datums of the next block and (of a map flush) the
-// entries of the one after that.
+// block it starts and the datums of the next block.
 const touchBlock = 16
 
 // touchDatums loads a word of each datum of r (a datum is 40 bytes: every
@@ -61,27 +60,23 @@ func touchMutations(rows []mutation, i int) uint64 {
 	return s
 }
 
-// touchMapRows touches, at row i, a block's first, the entries of the block
-// after next, the key prefixes (in keys) and datums of the next block and
-// the strings of this one.
-func touchMapRows(rows []mapRow, keys []string, i int) uint64 {
-	var s uint64
-	from, to := touchSpan(i, len(rows), 2)
-	for j := from; j < to; j++ {
-		s += uint64(len(rows[j].e.value))
-	}
-	from, to = touchSpan(i, len(rows), 1)
-	for j := from; j < to; j++ {
-		if k := keys[rows[j].slot]; len(k) > 0 {
-			s += uint64(k[0])
-		}
-		e := rows[j].e
-		s += touchDatums(e.subRow) + touchDatums(e.value)
-	}
-	from, to = touchSpan(i, len(rows), 0)
-	for j := from; j < to; j++ {
-		e := rows[j].e
-		s += touchStrings(e.subRow) + touchStrings(e.value)
+// A map flush's rows come in key order, and the first pass of its record's
+// build reads each row's entry and key prefix wherever the operator's writes
+// left them: each load waits for the one before it, and each misses the
+// cache. The pass touches rows a few ahead of itself: the touches are
+// independent loads whose misses overlap, and by the time the pass reaches
+// a row its entry and key are in cache.
+
+// touchAhead is how many rows ahead of its build a map record's first pass
+// touches a row's entry and key.
+const touchAhead = 16
+
+// touchMapRow loads a word of a map row's entry and the first byte of its
+// key prefix.
+func touchMapRow(r *mapRow, keys []string) uint64 {
+	s := uint64(len(r.e.value))
+	if k := keys[r.slot]; len(k) > 0 {
+		s += uint64(k[0])
 	}
 	return s
 }
