@@ -1,6 +1,7 @@
 package table
 
 import (
+	"bytes"
 	"fmt"
 	"slices"
 
@@ -271,13 +272,61 @@ func (c *compaction) mergeSection(section []SortedRun, lookup bool, bounds *enco
 			c.lookup.add(group[0].cur.Key())
 		}
 		best := newestOf(group)
-		if c.plan.DropDelete && (best.cur.Kind().IsRetract() || c.expiry.expired(best.cur)) {
-			continue
+		if !c.plan.DropDelete || !(best.cur.Kind().IsRetract() || c.expiry.expired(best.cur)) {
+			if err := w.Write(best.cur); err != nil {
+				return nil, fmt.Errorf("compact: write: %w", err)
+			}
 		}
-		if err := w.Write(best.cur); err != nil {
-			return nil, fmt.Errorf("compact: write: %w", err)
+		if len(group) == 1 {
+			if err := c.stretch(best, m.bound(), lookup, w); err != nil {
+				return nil, fmt.Errorf("compact: %w", err)
+			}
 		}
 	}
+}
+
+// stretch goes on with the run of a group of one alone while its keys stay
+// below bound, the smallest key of the other runs (nil: none left), up to
+// the end of its decoded chunk: each such key is a group of one, so the
+// merge needs no heap operation for it. Inputs long stretches of which no
+// other input interleaves (a delta of new keys, a level's files) then cost
+// a key comparison or two per row. r is left at the last row it yielded,
+// as nextGroup would leave it.
+func (c *compaction) stretch(r *runIterator, bound []byte, lookup bool, w RowWriter) error {
+	it, ok := r.cur.(*dataFileRows)
+	if !ok {
+		return nil
+	}
+	drop := c.plan.DropDelete
+	last := it.i // the last row yielded
+	defer func() { it.i = last }()
+	for j := it.i + 1; j < it.chunk.n; j++ {
+		pos := it.chunk.first + int64(j)
+		if it.deleted != nil && it.deleted.Contains(uint32(pos)) {
+			continue
+		}
+		key := it.keyAt(j)
+		if (bound != nil && bytes.Compare(key, bound) >= 0) || (r.upTo != nil && bytes.Compare(key, r.upTo) > 0) {
+			return nil
+		}
+		if bytes.Compare(r.key, key) >= 0 {
+			return fmt.Errorf("run of %s: keys do not ascend at position %d of %s", r.run[0].FileName, pos, r.run[r.next-1].FileName)
+		}
+		it.i, last, r.key = j, j, key
+		if r.bounded {
+			r.take(pos)
+		}
+		if lookup && r.level == 0 {
+			c.lookup.add(key)
+		}
+		if drop && (it.chunk.kinds[j].IsRetract() || c.expiry.expired(it)) {
+			continue
+		}
+		if err := w.Write(it); err != nil {
+			return fmt.Errorf("write: %w", err)
+		}
+	}
+	return nil
 }
 
 // foreignFileBetween reports whether a file of the output level that the

@@ -206,6 +206,7 @@ func benchMergeStretches(b *testing.B, stretch int) {
 	plan := PlanCompaction(cmp, CompactUnit{OutputLevel: 5, Files: l.AllFiles()}, l, CompactionOptions{SmallFileSize: 1 << 40, DeletionVectors: true})
 	b.ReportAllocs()
 	b.ResetTimer()
+	cpu0 := processCPU()
 	for range b.N {
 		res, err := Compact(plan, l, DeletionVectors{}, files)
 		if err != nil {
@@ -222,4 +223,5 @@ func benchMergeStretches(b *testing.B, stretch int) {
 		opts.KeyFilters.Retain(func(string) bool { return false })
 	}
 	b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(rows*b.N), "ns/row")
+	b.ReportMetric(float64((processCPU()-cpu0).Nanoseconds())/float64(rows*b.N), "cpu-ns/row")
 }

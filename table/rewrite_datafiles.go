@@ -213,12 +213,15 @@ func (it *dataFileRows) load() bool {
 	return true
 }
 
-func (it *dataFileRows) Key() []byte {
+func (it *dataFileRows) Key() []byte { return it.keyAt(it.i) }
+
+// keyAt is the key of row i of the chunk.
+func (it *dataFileRows) keyAt(i int) []byte {
 	lo := int32(0)
-	if it.i > 0 {
-		lo = it.keyEnds[it.i-1]
+	if i > 0 {
+		lo = it.keyEnds[i-1]
 	}
-	return it.keys[lo:it.keyEnds[it.i]]
+	return it.keys[lo:it.keyEnds[i]]
 }
 func (it *dataFileRows) Seq() int64      { return it.chunk.seqs[it.i] }
 func (it *dataFileRows) Kind() ValueKind { return it.chunk.kinds[it.i] }

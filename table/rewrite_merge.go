@@ -154,6 +154,15 @@ func (m *kwayMerge) nextGroup() ([]*runIterator, error) {
 	return m.group, nil
 }
 
+// bound is the smallest current key of the runs outside the last group,
+// nil when there is none: the key below which the group's runs go on alone.
+func (m *kwayMerge) bound() []byte {
+	if len(m.h) == 0 {
+		return nil
+	}
+	return m.h[0].key
+}
+
 func (m *kwayMerge) close() {
 	for _, r := range m.all {
 		r.close()
