@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"slices"
 	"sort"
 	"sync"
 	"sync/atomic"
@@ -232,6 +233,7 @@ func (d *DataFile) readRange(c int, lo, hi int64, out *colVec) (err error) {
 		}
 		return page
 	}
+	d.reserveRange(c, lo, hi, out)
 	for gi := range d.groups {
 		g := &d.groups[gi]
 		glo, ghi := max(lo, g.first), min(hi, g.first+g.rows)
@@ -327,6 +329,28 @@ func (d *DataFile) checkChunk(g *rowGroupInfo, c int) error {
 		ch.err = checkChunkPages(d.f, d.chunkMeta(g, c), g.pages[c])
 	})
 	return ch.err
+}
+
+// reserveRange grows out's buffers, once, to take rows [lo,hi) of column
+// c: their values, and for strings and bytes about the bytes of the pages
+// holding them. A merge's first chunk of a file then does not regrow them
+// page by page, and later chunks into the same buffers find them sized.
+func (d *DataFile) reserveRange(c int, lo, hi int64, out *colVec) {
+	n := int(hi - lo)
+	switch {
+	case out.width > 0:
+		out.fixed = slices.Grow(out.fixed, n*out.width)
+	case out.isVar():
+		out.offs = slices.Grow(out.offs, n)
+		var bytes int64
+		for gi := range d.groups {
+			spans := d.groups[gi].pages[c]
+			for p := sort.Search(len(spans), func(i int) bool { return spans[i].end > lo }); p < len(spans) && spans[p].first < hi; p++ {
+				bytes += spans[p].size
+			}
+		}
+		out.data = slices.Grow(out.data, int(min(bytes, 64<<20)))
+	}
 }
 
 // readGroupRange appends file rows [lo,hi) of column c in group g to out
