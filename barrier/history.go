@@ -3,7 +3,9 @@ package barrier
 import (
 	"encoding/hex"
 	"fmt"
+	"hash/crc32"
 	"io"
+	"io/fs"
 	"maps"
 	"slices"
 
@@ -39,13 +41,36 @@ type TableFiles struct {
 	Files      []StateFile
 }
 
+// ExtraPiece is a piece of a subtask's extras that stays the same over
+// several checkpoints (a sink's transaction, from the barrier that closes
+// it until it is committed): the first checkpoint that holds it uploads it
+// as a blob of its own, and the later ones reference that upload (see
+// ExtraFile). Name must never mean two contents within a store run.
+type ExtraPiece struct {
+	Owner string
+	Name  string
+	// Data is the content, in parts read back to back. The parts must not
+	// change: the upload reads them later, on another goroutine.
+	Data [][]byte
+}
+
+// Size is the piece's size in bytes.
+func (p *ExtraPiece) Size() int64 {
+	var n int64
+	for _, b := range p.Data {
+		n += int64(len(b))
+	}
+	return n
+}
+
 // UploadFile is one upload of a checkpoint: where the content comes from and
 // the blob it goes to.
 type UploadFile struct {
 	Blob   string
 	Source string // local path, or "" when Data holds the content
-	Data   []byte
-	Size   int64
+	// Data is the content, in parts read back to back.
+	Data [][]byte
+	Size int64
 }
 
 // Decision is a store's plan for one checkpoint: the tables as its
@@ -57,9 +82,14 @@ type Decision struct {
 	Kind    Kind
 	Tables  []TableState
 	Uploads []UploadFile
+	// ExtraFiles are the pieces of the extras (DecideExtras): uploads, or
+	// placeholders for pieces an earlier checkpoint uploaded.
+	ExtraFiles []ExtraFile
 	// shared is what the checkpoint contributes to a later reuse base once
 	// it is confirmed: its immutable files, uploaded or referenced.
 	shared map[fileSlot]baseFile
+	// pieces are the extra pieces the checkpoint holds, by owner and name.
+	pieces map[fileSlot]heldPiece
 }
 
 // UploadBytes is the total size of the decision's uploads.
@@ -71,8 +101,8 @@ func (d *Decision) UploadBytes() int64 {
 	return n
 }
 
-// ReusedBytes is the total size of the files the decision references
-// instead of uploading.
+// ReusedBytes is the total size of the files and extra pieces the decision
+// references instead of uploading.
 func (d *Decision) ReusedBytes() int64 {
 	var n int64
 	for _, t := range d.Tables {
@@ -80,6 +110,11 @@ func (d *Decision) ReusedBytes() int64 {
 			if !f.Uploaded {
 				n += f.Size
 			}
+		}
+	}
+	for _, f := range d.ExtraFiles {
+		if !f.Uploaded {
+			n += f.Size
 		}
 	}
 	return n
@@ -113,11 +148,34 @@ type baseFile struct {
 // Files adopted on restore keep the lineage they were registered under, and
 // files that are not immutable are scoped by their checkpoint, so no two
 // different contents ever share a key.
+//
+// Extra pieces follow a looser rule (DecideExtras): a piece is referenced
+// from any acknowledged checkpoint that uploaded it, confirmed or not, until
+// some checkpoint of the store is aborted. The rule for files guards against
+// a placeholder naming a blob an abort deleted; a piece's placeholder needs
+// less, because a subtask's acknowledgements reach the coordinator in order:
+// the acknowledgement that registered the upload comes first, and the
+// registry keeps the blob while any checkpoint holds it. A placeholder can
+// still name a key an abort has released in between; the registry refuses
+// it (that checkpoint aborts), and the abort's notification, or the next
+// one, makes the store upload the piece again.
 type History struct {
 	backendID string
 	confirmed CheckpointID // 0: none
 	base      map[fileSlot]baseFile
 	acked     map[CheckpointID]map[fileSlot]baseFile
+	// pieces are the extra pieces later checkpoints reference, by owner and
+	// name; ackedPieces holds each acknowledged, unconfirmed checkpoint's.
+	pieces      map[fileSlot]heldPiece
+	ackedPieces map[CheckpointID]map[fileSlot]heldPiece
+}
+
+// heldPiece is an extra piece a checkpoint uploaded or referenced.
+type heldPiece struct {
+	lineage   string
+	size      int64
+	crc       uint32
+	confirmed bool // a completed checkpoint references it
 }
 
 // NewBackendID mints the lineage id of a new store run from 8 bytes of
@@ -137,7 +195,8 @@ func NewHistory(backendID string) (*History, error) {
 	if err := validElement(backendID); err != nil {
 		return nil, fmt.Errorf("backend id: %w", err)
 	}
-	return &History{backendID: backendID, base: map[fileSlot]baseFile{}, acked: map[CheckpointID]map[fileSlot]baseFile{}}, nil
+	return &History{backendID: backendID, base: map[fileSlot]baseFile{}, acked: map[CheckpointID]map[fileSlot]baseFile{},
+		pieces: map[fileSlot]heldPiece{}, ackedPieces: map[CheckpointID]map[fileSlot]heldPiece{}}, nil
 }
 
 // BackendID is the lineage of the files this store run creates.
@@ -215,7 +274,11 @@ func (h *History) Decide(id CheckpointID, kind Kind, tables []TableFiles) (*Deci
 				return nil, fmt.Errorf("decide %s %d: table %q file %q: %w", kind, id, t.Name, f.Path, err)
 			}
 			ts.Files = append(ts.Files, FileRef{Path: f.Path, Size: f.Size, Blob: blob, Uploaded: true, Lineage: h.lineageField(lineage)})
-			d.Uploads = append(d.Uploads, UploadFile{Blob: blob, Source: f.Source, Data: f.Data, Size: f.Size})
+			u := UploadFile{Blob: blob, Source: f.Source, Size: f.Size}
+			if f.Data != nil {
+				u.Data = [][]byte{f.Data}
+			}
+			d.Uploads = append(d.Uploads, u)
 			if f.Immutable {
 				d.shared[slot] = baseFile{lineage: lineage, size: f.Size}
 			}
@@ -223,6 +286,58 @@ func (h *History) Decide(id CheckpointID, kind Kind, tables []TableFiles) (*Deci
 		d.Tables = append(d.Tables, ts)
 	}
 	return d, nil
+}
+
+// DecideExtras adds the pieces of the subtask's extras to decision d: a
+// piece an acknowledged checkpoint uploaded becomes a placeholder, any other
+// an upload of its own. A savepoint uploads every piece. Pieces held before
+// and not listed now are forgotten: an owner drops a piece for good (a sink
+// commits its oldest transactions first).
+func (h *History) DecideExtras(d *Decision, pieces []ExtraPiece) error {
+	listed := make(map[fileSlot]heldPiece, len(pieces))
+	for i := range pieces {
+		p := &pieces[i]
+		slot := fileSlot{p.Owner, p.Name}
+		if _, dup := listed[slot]; dup {
+			return fmt.Errorf("decide %s %d: extra piece %q of %q listed twice", d.Kind, d.ID, p.Name, p.Owner)
+		}
+		size := p.Size()
+		if held, ok := h.pieces[slot]; ok && d.Kind == KindCheckpoint {
+			if held.size != size {
+				return fmt.Errorf("decide %s %d: extra piece %q of %q has %d bytes, an earlier checkpoint uploaded %d",
+					d.Kind, d.ID, p.Name, p.Owner, size, held.size)
+			}
+			d.ExtraFiles = append(d.ExtraFiles, ExtraFile{Owner: p.Owner, CRC: held.crc,
+				FileRef: FileRef{Path: p.Name, Size: size, Lineage: h.lineageField(held.lineage)}})
+			listed[slot] = held
+			continue
+		}
+		if err := validElement(p.Owner); err != nil {
+			return fmt.Errorf("decide %s %d: extra piece %q: owner: %w", d.Kind, d.ID, p.Name, err)
+		}
+		if !fs.ValidPath(p.Name) || p.Name == "." {
+			return fmt.Errorf("decide %s %d: extra piece of %q: invalid name %q", d.Kind, d.ID, p.Owner, p.Name)
+		}
+		blob, err := UploadBlobName(d.Kind, d.ID, FileKey{Backend: h.backendID, Table: ExtrasTable, Path: p.Owner + "/" + p.Name})
+		if err != nil {
+			return fmt.Errorf("decide %s %d: extra piece %q of %q: %w", d.Kind, d.ID, p.Name, p.Owner, err)
+		}
+		var crc uint32
+		for _, b := range p.Data {
+			crc = crc32.Update(crc, castagnoli, b)
+		}
+		d.ExtraFiles = append(d.ExtraFiles, ExtraFile{Owner: p.Owner, CRC: crc,
+			FileRef: FileRef{Path: p.Name, Size: size, Blob: blob, Uploaded: true}})
+		d.Uploads = append(d.Uploads, UploadFile{Blob: blob, Data: p.Data, Size: size})
+		listed[slot] = heldPiece{lineage: h.backendID, size: size, crc: crc}
+	}
+	for slot := range h.pieces {
+		if _, ok := listed[slot]; !ok {
+			delete(h.pieces, slot)
+		}
+	}
+	d.pieces = listed
+	return nil
 }
 
 func (h *History) lineageField(lineage string) string {
@@ -233,9 +348,23 @@ func (h *History) lineageField(lineage string) string {
 }
 
 // Acknowledged records that checkpoint d's uploads all succeeded: once
-// confirmed, it becomes the reuse base. Savepoints are not recorded.
+// confirmed, it becomes the reuse base, and its extra pieces are referenced
+// from the next checkpoint on. Savepoints are not recorded.
 func (h *History) Acknowledged(d *Decision) {
-	if d.Kind != KindCheckpoint || d.ID <= h.confirmed {
+	if d.Kind != KindCheckpoint {
+		return
+	}
+	if len(d.pieces) > 0 {
+		// The acknowledgement that registers these uploads is sent next,
+		// before any that may reference them.
+		for slot, p := range d.pieces {
+			if _, ok := h.pieces[slot]; !ok {
+				h.pieces[slot] = p
+			}
+		}
+		h.ackedPieces[d.ID] = d.pieces
+	}
+	if d.ID <= h.confirmed {
 		return
 	}
 	h.acked[d.ID] = d.shared
@@ -248,6 +377,17 @@ func (h *History) Acknowledged(d *Decision) {
 // whether the base moved to it. Only a newer checkpoint this store
 // acknowledged can become the base; older acknowledged ones are dropped.
 func (h *History) Confirm(id CheckpointID) bool {
+	// Every piece a completed checkpoint holds stays registered until a
+	// newer completed checkpoint no longer holds it.
+	for slot, p := range h.ackedPieces[id] {
+		p.confirmed = true
+		h.pieces[slot] = p
+	}
+	for c := range h.ackedPieces {
+		if c <= id {
+			delete(h.ackedPieces, c)
+		}
+	}
 	shared, ok := h.acked[id]
 	if !ok || id <= h.confirmed {
 		return false
@@ -261,8 +401,19 @@ func (h *History) Confirm(id CheckpointID) bool {
 	return true
 }
 
-// Forget drops checkpoint id (aborted): it never becomes a reuse base.
-func (h *History) Forget(id CheckpointID) { delete(h.acked, id) }
+// Forget drops checkpoint id (aborted): it never becomes a reuse base. The
+// abort may have released pieces that unconfirmed checkpoints uploaded, so
+// the next checkpoint uploads those again; that the notification of an
+// abort may be lost is why every abort drops them all, not only id's.
+func (h *History) Forget(id CheckpointID) {
+	delete(h.acked, id)
+	delete(h.ackedPieces, id)
+	for slot, p := range h.pieces {
+		if !p.confirmed {
+			delete(h.pieces, slot)
+		}
+	}
+}
 
 // Acked lists the acknowledged, unconfirmed checkpoints, oldest first.
 func (h *History) Acked() []CheckpointID { return slices.Sorted(maps.Keys(h.acked)) }

@@ -50,7 +50,30 @@ type SubtaskState struct {
 	// Extras is opaque per-subtask state outside the tables (source offsets,
 	// sink transactions, operator watermarks), keyed by its owner.
 	Extras map[string]Extra `json:"extras,omitempty"`
+	// ExtraFiles continue the extras with pieces kept in blobs of their own:
+	// an owner's extras are its Extras bytes followed by the content of each
+	// of its extra files, in this order. A piece that several checkpoints
+	// hold (a sink's transaction, until it is committed) is uploaded by the
+	// first and referenced by the later ones, like an immutable state file,
+	// instead of being written into every checkpoint's metadata.
+	ExtraFiles []ExtraFile `json:"extra_files,omitempty"`
 }
+
+// ExtraFile is one piece of an owner's extras kept in a blob of its own.
+// Path names the piece among its owner's, and one name never means two
+// contents within a lineage; its shared-file key is the owner and the name
+// in the reserved table ExtrasTable.
+type ExtraFile struct {
+	Owner string `json:"owner"`
+	FileRef
+	// CRC is the CRC-32C (Castagnoli) of the piece: the blob is outside the
+	// metadata file's checksum, so a restore checks it on its own.
+	CRC uint32 `json:"crc32c"`
+}
+
+// ExtrasTable is the table name of the shared-file keys of extra files; no
+// state table may take it.
+const ExtrasTable = "_extras"
 
 // Extra is one owner's extras: bytes that may come in parts, which the
 // metadata file holds back to back. A writer hands several buffers over
@@ -129,12 +152,15 @@ func (m *Metadata) Operator(id string) (*OperatorState, bool) {
 }
 
 // Files calls fn for every file of the subtask with the shared-file key it
-// is registered under.
+// is registered under: the tables' files, then the extra files.
 func (s *SubtaskState) Files(fn func(FileKey, FileRef)) {
 	for _, t := range s.Tables {
 		for _, f := range t.Files {
 			fn(s.FileKey(t.Name, f), f)
 		}
+	}
+	for _, f := range s.ExtraFiles {
+		fn(s.FileKey(ExtrasTable, FileRef{Path: f.Owner + "/" + f.Path, Lineage: f.Lineage}), f.FileRef)
 	}
 }
 

@@ -17,23 +17,30 @@ import (
 //
 //	offset  size  field
 //	0       8     magic "LKSTCKPT"
-//	8       4     format version, big endian (2)
+//	8       4     format version, big endian (3)
 //	12      4     body length n in bytes, big endian
 //	16      4     extras section length x in bytes, big endian
 //	20      4     CRC-32C (Castagnoli) of the body followed by the extras section, big endian
 //	24      n     body: the Metadata as JSON, each subtask's extras as
-//	              {"owner": {"offset": o, "size": s}}, a range of the section
+//	              {"owner": {"offset": o, "size": s}}, a range of the section,
+//	              and its extra files as "extra_files": [{"owner", "path",
+//	              "size", "blob", "uploaded", "crc32c"}], pieces of the
+//	              extras kept in blobs of their own
 //	24+n    x     extras section: the extras' bytes, back to back
 //
 // JSON keeps the file inspectable with ordinary tools; the extras (a sink's
 // pending transactions can be megabytes per checkpoint) stay out of it,
 // where base64 and the JSON encoder cost more than the rest of the file.
+// Since version 3 a sink's transactions are extra files: each is put once,
+// as its own blob, and every checkpoint that holds it only names it, so a
+// metadata file no longer grows with the transactions not yet committed.
 // The checksum catches torn or corrupted files before the JSON decoder sees
-// them. Version 1 files (a 20-byte header: magic, version, body length,
-// CRC-32C of the body; extras inline in the JSON as base64) still decode.
+// them. Version 2 files (the same layout without extra files) and version 1
+// files (a 20-byte header: magic, version, body length, CRC-32C of the
+// body; extras inline in the JSON as base64) still decode.
 const (
 	metadataMagic   = "LKSTCKPT"
-	metadataVersion = 2
+	metadataVersion = 3
 	headerSize      = 24
 	headerSizeV1    = 20
 	// maxBodySize bounds what a decoder allocates for a corrupt length.
@@ -123,7 +130,7 @@ func encodeMetadata(m *Metadata) ([][]byte, error) {
 	return append([][]byte{header, body}, extras...), nil
 }
 
-// metadataDoc is the JSON body of a version 2 file: the Metadata with each
+// metadataDoc is the JSON body of a version 2 or 3 file: the Metadata with each
 // subtask's extras replaced by ranges of the extras section. (The outer
 // Extras field hides the embedded one of the same JSON name.)
 type metadataDoc struct {
@@ -164,9 +171,9 @@ func DecodeMetadata(name string, data []byte) (*Metadata, error) {
 	switch v {
 	case 1:
 		return decodeMetadataV1(name, data, bad)
-	case metadataVersion:
+	case 2, metadataVersion:
 	default:
-		return bad(fmt.Sprintf("unsupported format version %d (this build reads 1 and %d)", v, metadataVersion), nil)
+		return bad(fmt.Sprintf("unsupported format version %d (this build reads 1 to %d)", v, metadataVersion), nil)
 	}
 	if len(data) < headerSize {
 		return bad(fmt.Sprintf("truncated: %d bytes, header needs %d", len(data), headerSize), nil)
@@ -207,6 +214,12 @@ func DecodeMetadata(name string, data []byte) (*Metadata, error) {
 			if sd.SubtaskState != nil {
 				*st = *sd.SubtaskState
 			}
+			if v < 3 && st.ExtraFiles != nil {
+				return bad(fmt.Sprintf("operator %q subtask %d: extra files in a version %d file", m.Operators[i].ID, j, v), nil)
+			}
+			if len(st.ExtraFiles) == 0 {
+				st.ExtraFiles = nil // absent and empty alike, so re-encoding is stable
+			}
 			st.Extras = nil
 			for owner, r := range sd.Extras {
 				if r.Offset < 0 || r.Size < 0 || uint64(r.Offset)+uint64(r.Size) > uint64(len(extras)) {
@@ -246,6 +259,13 @@ func decodeMetadataV1(name string, data []byte, bad func(string, error) (*Metada
 	var m Metadata
 	if problem, err := decodeJSON(body, &m); problem != "" {
 		return bad(problem, err)
+	}
+	for i := range m.Operators {
+		for j := range m.Operators[i].Subtasks {
+			if m.Operators[i].Subtasks[j].ExtraFiles != nil {
+				return bad(fmt.Sprintf("operator %q subtask %d: extra files in a version 1 file", m.Operators[i].ID, j), nil)
+			}
+		}
 	}
 	normalize(&m)
 	if err := m.Validate(); err != nil {

@@ -21,7 +21,7 @@ func encode(t *testing.T, m *Metadata) []byte {
 }
 
 func TestMetadataRoundTrip(t *testing.T) {
-	for _, m := range []*Metadata{sampleMetadata(), sampleSavepoint()} {
+	for _, m := range []*Metadata{sampleMetadata(), sampleSavepoint(), sampleWithExtraFiles()} {
 		data := encode(t, m)
 		got, err := DecodeMetadata("chk-3/_metadata", data)
 		if err != nil {
@@ -41,7 +41,7 @@ func TestMetadataHeaderLayout(t *testing.T) {
 	if string(data[:8]) != "LKSTCKPT" {
 		t.Fatalf("magic = %q", data[:8])
 	}
-	if v := binary.BigEndian.Uint32(data[8:]); v != 2 {
+	if v := binary.BigEndian.Uint32(data[8:]); v != 3 {
 		t.Fatalf("version = %d", v)
 	}
 	body, extras := split(t, data)
@@ -59,7 +59,7 @@ func TestMetadataHeaderLayout(t *testing.T) {
 	}
 }
 
-// split returns the body and the extras section of a version 2 file.
+// split returns the body and the extras section of a version 2 or 3 file.
 func split(t *testing.T, data []byte) (body, extras []byte) {
 	t.Helper()
 	n, x := binary.BigEndian.Uint32(data[12:]), binary.BigEndian.Uint32(data[16:])
@@ -69,12 +69,14 @@ func split(t *testing.T, data []byte) (body, extras []byte) {
 	return data[24 : 24+n], data[24+n:]
 }
 
-// seal builds a version 2 file of body and extras with a right header, so
+// seal builds a version 3 file of body and extras with a right header, so
 // the decoder gets past the envelope to the content checks.
-func seal(body, extras []byte) []byte {
+func seal(body, extras []byte) []byte { return sealVersion(3, body, extras) }
+
+func sealVersion(v uint32, body, extras []byte) []byte {
 	data := make([]byte, 24, 24+len(body)+len(extras))
 	copy(data, metadataMagic)
-	binary.BigEndian.PutUint32(data[8:], 2)
+	binary.BigEndian.PutUint32(data[8:], v)
 	binary.BigEndian.PutUint32(data[12:], uint32(len(body)))
 	binary.BigEndian.PutUint32(data[16:], uint32(len(extras)))
 	data = append(append(data, body...), extras...)
@@ -84,7 +86,12 @@ func seal(body, extras []byte) []byte {
 
 func editBody(t *testing.T, from, to string) []byte {
 	t.Helper()
-	body, extras := split(t, encode(t, sampleMetadata()))
+	return editBodyOf(t, sampleMetadata(), from, to)
+}
+
+func editBodyOf(t *testing.T, m *Metadata, from, to string) []byte {
+	t.Helper()
+	body, extras := split(t, encode(t, m))
 	if !bytes.Contains(body, []byte(from)) {
 		t.Fatalf("body lacks %q", from)
 	}
@@ -138,7 +145,7 @@ func TestDecodeMetadataRejectsCorruption(t *testing.T) {
 		{"short header", good[:19], "truncated"},
 		{"short version 2 header", good[:23], "truncated"},
 		{"magic", mutate(func(b []byte) []byte { b[0] = 'X'; return b }), "bad magic"},
-		{"version", mutate(func(b []byte) []byte { b[11] = 3; return b }), "unsupported format version 3"},
+		{"version", mutate(func(b []byte) []byte { b[11] = 4; return b }), "unsupported format version 4 (this build reads 1 to 3)"},
 		{"huge length", mutate(func(b []byte) []byte { binary.BigEndian.PutUint32(b[12:], 1<<31); return b }), "exceeds"},
 		{"huge extras", mutate(func(b []byte) []byte { binary.BigEndian.PutUint32(b[16:], 1<<31+1); return b }), "exceeds"},
 		{"truncated extras", good[:len(good)-1], "header says"},
@@ -161,6 +168,16 @@ func TestDecodeMetadataRejectsCorruption(t *testing.T) {
 		{"bad blob", editBody(t, `"blob":"shared/chk-1/backend-0`, `"blob":"/shared/chk-1/backend-0`), "invalid blob name"},
 		{"duplicate operator", editBody(t, `"id":"source"`, `"id":"agg"`), "listed twice"},
 		{"slash in table", editBody(t, `"name":"values"`, `"name":"a/b"`), "contains a slash"},
+		{"reserved table", editBody(t, `"name":"values"`, `"name":"_extras"`), `table name "_extras" is reserved`},
+		{"extra files in version 2", version2(t, sampleWithExtraFiles()), `operator "agg" subtask 0: extra files in a version 2 file`},
+		{"extra file twice", editBodyOf(t, sampleWithExtraFiles(), `"path":"txn-0-3"`, `"path":"txn-0-2"`), `extra file "txn-0-2" of "sink" listed twice`},
+		{"extra file owner", editBodyOf(t, sampleWithExtraFiles(), `"owner":"sink"`, `"owner":"a/b"`), "owner"},
+		{"extra file path", editBodyOf(t, sampleWithExtraFiles(), `"path":"txn-0-3"`, `"path":"/txn"`), "invalid file path"},
+		{"extra file size", editBodyOf(t, sampleWithExtraFiles(), `"size":5000`, `"size":-5`), "negative size"},
+		{"extra file blob", editBodyOf(t, sampleWithExtraFiles(), `"blob":"shared/chk-3/backend-0/_extras`, `"blob":"/x`), "invalid blob name"},
+		{"extra file crc", editBodyOf(t, sampleWithExtraFiles(), `"crc32c":1}`, `"crc32c":-1}`), "malformed body"},
+		{"extra file field", editBodyOf(t, sampleWithExtraFiles(), `"crc32c":1}`, `"crc32c":1,"x":1}`), "malformed body"},
+		{"extra files without backend id", editBodyOf(t, sampleWithExtraFiles(), `"backend_id":"backend-0"`, `"backend_id":""`), "backend id"},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
@@ -176,6 +193,54 @@ func TestDecodeMetadataRejectsCorruption(t *testing.T) {
 				t.Fatalf("err = %q, want it to name %q", err, c.problem)
 			}
 		})
+	}
+}
+
+// version2 is m's encoding relabelled as format version 2.
+func version2(t *testing.T, m *Metadata) []byte {
+	t.Helper()
+	body, extras := split(t, encode(t, m))
+	return sealVersion(2, body, extras)
+}
+
+// Files of format version 2 (no extra files) still decode, to the same
+// document.
+func TestDecodeMetadataVersion2(t *testing.T) {
+	for _, m := range []*Metadata{sampleMetadata(), sampleSavepoint()} {
+		got, err := DecodeMetadata("chk-3/_metadata", version2(t, m))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !reflect.DeepEqual(got, m) {
+			t.Fatalf("version 2 decodes to\n %+v\nwant %+v", got, m)
+		}
+	}
+}
+
+// The extra files are in the body, each as its owner and a file reference
+// with the piece's checksum, and an empty list decodes as none.
+func TestExtraFilesLayout(t *testing.T) {
+	body, _ := split(t, encode(t, sampleWithExtraFiles()))
+	want := `"extra_files":[{"owner":"sink","path":"txn-0-2","size":4000,"blob":"shared/chk-2/backend-0/_extras/sink/txn-0-2","uploaded":false,"crc32c":305441741},` +
+		`{"owner":"sink","path":"txn-0-3","size":5000,"blob":"shared/chk-3/backend-0/_extras/sink/txn-0-3","uploaded":true,"crc32c":1}]`
+	if !bytes.Contains(body, []byte(want)) {
+		t.Fatalf("body lacks %s:\n%s", want, body)
+	}
+	m, err := DecodeMetadata("x", editBody(t, `"backend_id":"backend-1",`, `"backend_id":"backend-1","extra_files":[],`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if s := m.Operators[0].Subtasks[1]; s.ExtraFiles != nil {
+		t.Fatalf("extra files = %#v, want nil", s.ExtraFiles)
+	}
+	var blobs []string
+	sampleWithExtraFiles().Operators[0].Subtasks[0].Files(func(k FileKey, f FileRef) {
+		if k.Table == ExtrasTable {
+			blobs = append(blobs, k.String()+" "+f.Blob)
+		}
+	})
+	if w := []string{"backend-0/_extras/sink/txn-0-2 shared/chk-2/backend-0/_extras/sink/txn-0-2", "backend-0/_extras/sink/txn-0-3 shared/chk-3/backend-0/_extras/sink/txn-0-3"}; !reflect.DeepEqual(blobs, w) {
+		t.Fatalf("extra files listed as %q, want %q", blobs, w)
 	}
 }
 
@@ -239,8 +304,13 @@ func FuzzDecodeMetadata(f *testing.F) {
 	if err != nil {
 		f.Fatal(err)
 	}
+	withFiles, err := EncodeMetadata(sampleWithExtraFiles())
+	if err != nil {
+		f.Fatal(err)
+	}
 	f.Add(good)
 	f.Add(sp)
+	f.Add(withFiles)
 	f.Add(good[:24])
 	f.Add(good[:len(good)/2])
 	f.Add([]byte("LKSTCKPT"))
@@ -274,7 +344,7 @@ func FuzzDecodeMetadata(f *testing.F) {
 // a valid envelope, so inputs get past the checksum to the body decoder, the
 // extras ranges and the validation.
 func FuzzDecodeMetadataBody(f *testing.F) {
-	for _, m := range []*Metadata{sampleMetadata(), sampleSavepoint()} {
+	for _, m := range []*Metadata{sampleMetadata(), sampleSavepoint(), sampleWithExtraFiles()} {
 		data, err := EncodeMetadata(m)
 		if err != nil {
 			f.Fatal(err)
@@ -282,6 +352,7 @@ func FuzzDecodeMetadataBody(f *testing.F) {
 		n := binary.BigEndian.Uint32(data[12:])
 		f.Add(data[24:24+n], data[24+n:])
 	}
+	f.Add([]byte(`{"id":1,"kind":"savepoint","timestamp_ms":0,"job_id":"j","operators":[{"id":"o","parallelism":1,"max_parallelism":1,"subtasks":[{"index":0,"key_groups":{"start":0,"end":0},"backend":"none","backend_id":"b","tables":[],"extra_files":[{"owner":"s","path":"t","size":1,"blob":"x","uploaded":true,"crc32c":7},{"owner":"s","path":"u","size":0,"blob":"x","uploaded":true,"crc32c":0}]}]}]}`), []byte(nil))
 	f.Add([]byte(`{"id":1,"kind":"checkpoint","timestamp_ms":0,"job_id":"j","operators":[]}`), []byte(nil))
 	f.Add([]byte(`{"id":1,"kind":"savepoint","timestamp_ms":0,"job_id":"j","operators":[{"id":"o","parallelism":1,"max_parallelism":1,"subtasks":[{"index":0,"key_groups":{"start":0,"end":0},"backend":"memory","backend_id":"b","tables":[{"name":"t","snapshot_id":0,"files":[{"path":"f","size":0,"blob":"x","uploaded":true}]}],"extras":{"a":{"offset":1,"size":2},"b":{"offset":0,"size":3}}}]}]}`), []byte("xyz"))
 	f.Add([]byte(`{"id":18446744073709551615,"kind":"checkpoint","timestamp_ms":-1,"job_id":"","operators":null}`), []byte(nil))

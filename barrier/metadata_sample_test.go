@@ -53,6 +53,20 @@ func sampleSavepoint() *Metadata {
 	return m
 }
 
+// sampleWithExtraFiles is sampleMetadata whose first keyed subtask also
+// holds two pieces of a sink's extras as extra files: one an earlier
+// checkpoint uploaded, one uploaded now.
+func sampleWithExtraFiles() *Metadata {
+	m := sampleMetadata()
+	s := &m.Operators[0].Subtasks[0]
+	s.Extras["sink"] = Extra{{2}}
+	s.ExtraFiles = []ExtraFile{
+		{Owner: "sink", CRC: 0x1234abcd, FileRef: FileRef{Path: "txn-0-2", Size: 4000, Blob: "shared/chk-2/backend-0/_extras/sink/txn-0-2"}},
+		{Owner: "sink", CRC: 0x00000001, FileRef: FileRef{Path: "txn-0-3", Size: 5000, Blob: "shared/chk-3/backend-0/_extras/sink/txn-0-3", Uploaded: true}},
+	}
+	return m
+}
+
 // allBlobs lists the blobs m's files name.
 func allBlobs(m *Metadata) []string {
 	var out []string

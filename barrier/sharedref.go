@@ -49,6 +49,16 @@ func withResolved(s SubtaskState, resolved []SharedRef) SubtaskState {
 		tables[ti] = t
 	}
 	s.Tables = tables
+	if len(s.ExtraFiles) > 0 {
+		extras := make([]ExtraFile, len(s.ExtraFiles))
+		for fi, f := range s.ExtraFiles {
+			r := resolved[i]
+			i++
+			f.Blob, f.Uploaded = r.Blob, !r.Placeholder
+			extras[fi] = f
+		}
+		s.ExtraFiles = extras
+	}
 	return s
 }
 

@@ -25,7 +25,11 @@ type Barrier struct {
 	Store *subtask.Store
 	// Extras is the subtask's state outside its store (source offsets, sink
 	// transactions), keyed by owner; it goes into the acknowledgement.
-	Extras  map[string]Extra
+	Extras map[string]Extra
+	// Pieces continue the extras with pieces that later checkpoints may
+	// hold again (a sink's transactions): each is uploaded once and
+	// referenced after (History.DecideExtras).
+	Pieces  []ExtraPiece
 	ReplyTo *actor.PID
 }
 
@@ -353,6 +357,9 @@ func (s *StoreActor) flushed(m *storeFlushed) {
 	if err == nil {
 		d, err = s.history.Decide(b.ID, b.Kind, m.tables)
 	}
+	if err == nil {
+		err = s.history.DecideExtras(d, b.Pieces)
+	}
 	if err != nil {
 		if m.err == nil {
 			s.removeDir(sy.chkDir) // a failed flush removed it already
@@ -381,6 +388,11 @@ func (s *StoreActor) handOff(b *Barrier, backend, chkDir string, d *Decision) {
 			if !f.Uploaded {
 				st.Reused++
 			}
+		}
+	}
+	for _, f := range d.ExtraFiles {
+		if !f.Uploaded {
+			st.Reused++
 		}
 	}
 	s.ctx.Send(s.cfg.Stats, st)
@@ -412,7 +424,7 @@ func (s *StoreActor) uploaded(m *UploadDone) {
 	}
 	state := SubtaskState{
 		Index: s.cfg.Subtask, KeyGroups: s.cfg.KeyGroups, Backend: u.backend,
-		BackendID: s.history.BackendID(), Tables: u.decision.Tables, Extras: u.extras,
+		BackendID: s.history.BackendID(), Tables: u.decision.Tables, Extras: u.extras, ExtraFiles: u.decision.ExtraFiles,
 	}
 	s.ctx.Send(s.cfg.Coordinator, &Ack{ID: m.ID, Operator: s.cfg.Operator, State: state})
 }

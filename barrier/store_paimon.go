@@ -508,6 +508,9 @@ func (s *StoreActor) paimonLink(p *paimonPhase) {
 		tables = append(tables, tf)
 	}
 	d, err := s.history.Decide(p.barrier.ID, p.barrier.Kind, tables)
+	if err == nil {
+		err = s.history.DecideExtras(d, p.barrier.Pieces)
+	}
 	if err != nil {
 		p.fail(err)
 		s.paimonStep(p)
@@ -516,7 +519,9 @@ func (s *StoreActor) paimonLink(p *paimonPhase) {
 	p.decision = d
 	links := make([][2]string, 0, len(d.Uploads))
 	for _, u := range d.Uploads {
-		links = append(links, [2]string{p.links[u.Source], u.Source})
+		if u.Source != "" { // not an extra piece, which is in memory
+			links = append(links, [2]string{p.links[u.Source], u.Source})
+		}
 	}
 	p.jobOut = true
 	fio, id, dir, fence := s.cfg.FileIO, p.barrier.ID, p.chkDir, s.cfg.Fence

@@ -202,7 +202,14 @@ func (u *Uploader) put(j *uploadJob, i, attempt int) {
 // it; any other source is read at offsets through Open.
 func putFile(ctx context.Context, blobs BlobStore, fio table.FileIO, f UploadFile) error {
 	if f.Source == "" {
-		return blobs.Put(ctx, f.Blob, bytes.NewReader(f.Data))
+		if len(f.Data) == 1 {
+			return blobs.Put(ctx, f.Blob, bytes.NewReader(f.Data[0]))
+		}
+		parts := make([]io.Reader, len(f.Data))
+		for i, b := range f.Data {
+			parts[i] = bytes.NewReader(b)
+		}
+		return blobs.Put(ctx, f.Blob, io.MultiReader(parts...))
 	}
 	if so, ok := fio.(table.SequentialOpener); ok {
 		return putSequential(ctx, blobs, so, f)

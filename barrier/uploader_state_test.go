@@ -36,7 +36,7 @@ func (f *fakeUploaderIO) finish(j *uploadJob) { f.finished = append(f.finished, 
 func files(n int) []UploadFile {
 	out := make([]UploadFile, n)
 	for i := range out {
-		out[i] = UploadFile{Blob: fmt.Sprintf("b%d", i), Data: []byte{1}, Size: 1}
+		out[i] = UploadFile{Blob: fmt.Sprintf("b%d", i), Data: [][]byte{{1}}, Size: 1}
 	}
 	return out
 }

@@ -61,8 +61,8 @@ func TestStoppedUploaderPutsNothingMore(t *testing.T) {
 	}
 	p.Watch(pid)
 	sys.Send(pid, &Upload{ID: 1, ReplyTo: p.PID(), Files: []UploadFile{
-		{Blob: "shared/chk-1/a", Data: []byte("a"), Size: 1},
-		{Blob: "shared/chk-1/b", Data: []byte("b"), Size: 1},
+		{Blob: "shared/chk-1/a", Data: [][]byte{[]byte("a")}, Size: 1},
+		{Blob: "shared/chk-1/b", Data: [][]byte{[]byte("b")}, Size: 1},
 	}})
 	<-blobs.entered
 	sys.Stop(pid)

@@ -65,13 +65,15 @@ func (op *OperatorState) validate(kind Kind, blobs map[string]bool) error {
 		if kind != KindSavepoint {
 			continue
 		}
-		for _, t := range s.Tables {
-			for _, f := range t.Files {
-				if blobs[f.Blob] {
-					return fmt.Errorf("subtask %d: table %q: file %q: blob %q appears twice in a savepoint", i, t.Name, f.Path, f.Blob)
-				}
-				blobs[f.Blob] = true
+		var err error
+		s.Files(func(k FileKey, f FileRef) {
+			if blobs[f.Blob] && err == nil {
+				err = fmt.Errorf("subtask %d: table %q: file %q: blob %q appears twice in a savepoint", i, k.Table, k.Path, f.Blob)
 			}
+			blobs[f.Blob] = true
+		})
+		if err != nil {
+			return err
 		}
 	}
 	return nil
@@ -83,7 +85,7 @@ func (s *SubtaskState) validate(kind Kind, resolved bool) error {
 	if s.Backend == "" {
 		return fmt.Errorf("empty backend kind")
 	}
-	if len(s.Tables) > 0 {
+	if len(s.Tables) > 0 || len(s.ExtraFiles) > 0 {
 		if err := validElement(s.BackendID); err != nil {
 			return fmt.Errorf("backend id: %w", err)
 		}
@@ -93,12 +95,28 @@ func (s *SubtaskState) validate(kind Kind, resolved bool) error {
 		if err := validElement(t.Name); err != nil {
 			return fmt.Errorf("table name: %w", err)
 		}
+		if t.Name == ExtrasTable {
+			return fmt.Errorf("table name %q is reserved for extra files", t.Name)
+		}
 		if tables[t.Name] {
 			return fmt.Errorf("table %q listed twice", t.Name)
 		}
 		tables[t.Name] = true
 		if err := t.validate(kind, resolved); err != nil {
 			return fmt.Errorf("table %q: %w", t.Name, err)
+		}
+	}
+	pieces := make(map[string]bool, len(s.ExtraFiles))
+	for _, f := range s.ExtraFiles {
+		if err := validElement(f.Owner); err != nil {
+			return fmt.Errorf("extra file %q: owner: %w", f.Path, err)
+		}
+		if pieces[f.Owner+"/"+f.Path] {
+			return fmt.Errorf("extra file %q of %q listed twice", f.Path, f.Owner)
+		}
+		pieces[f.Owner+"/"+f.Path] = true
+		if err := f.validate(kind, resolved); err != nil {
+			return fmt.Errorf("extra file of %q: %w", f.Owner, err)
 		}
 	}
 	return nil
@@ -110,30 +128,39 @@ func (t *TableState) validate(kind Kind, resolved bool) error {
 	}
 	paths := make(map[string]bool, len(t.Files))
 	for _, f := range t.Files {
-		if !fs.ValidPath(f.Path) || f.Path == "." {
-			return fmt.Errorf("invalid file path %q", f.Path)
-		}
 		if paths[f.Path] {
 			return fmt.Errorf("file %q listed twice", f.Path)
 		}
 		paths[f.Path] = true
-		if f.Size < 0 {
-			return fmt.Errorf("file %q: negative size %d", f.Path, f.Size)
+		if err := f.validate(kind, resolved); err != nil {
+			return err
 		}
-		if f.Lineage != "" {
-			if err := validElement(f.Lineage); err != nil {
-				return fmt.Errorf("file %q: lineage: %w", f.Path, err)
-			}
+	}
+	return nil
+}
+
+// validate checks one file reference. Unless resolved, a file that was not
+// uploaded is a placeholder whose blob the registry fills in.
+func (f *FileRef) validate(kind Kind, resolved bool) error {
+	if !fs.ValidPath(f.Path) || f.Path == "." {
+		return fmt.Errorf("invalid file path %q", f.Path)
+	}
+	if f.Size < 0 {
+		return fmt.Errorf("file %q: negative size %d", f.Path, f.Size)
+	}
+	if f.Lineage != "" {
+		if err := validElement(f.Lineage); err != nil {
+			return fmt.Errorf("file %q: lineage: %w", f.Path, err)
 		}
-		if kind == KindSavepoint && !f.Uploaded {
-			return fmt.Errorf("file %q: a savepoint references no earlier upload", f.Path)
-		}
-		if !resolved && !f.Uploaded {
-			continue
-		}
-		if err := ValidBlobName(f.Blob); err != nil {
-			return fmt.Errorf("file %q: %w", f.Path, err)
-		}
+	}
+	if kind == KindSavepoint && !f.Uploaded {
+		return fmt.Errorf("file %q: a savepoint references no earlier upload", f.Path)
+	}
+	if !resolved && !f.Uploaded {
+		return nil
+	}
+	if err := ValidBlobName(f.Blob); err != nil {
+		return fmt.Errorf("file %q: %w", f.Path, err)
 	}
 	return nil
 }

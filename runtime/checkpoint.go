@@ -34,6 +34,17 @@ import (
 // extrasKey is the owner of a subtask's extras in a checkpoint.
 const extrasKey = "operator"
 
+// pieceSnapshotter is a Snapshotter whose extras end in pieces that stay
+// the same over several checkpoints (a sink's transactions, until they are
+// committed). A checkpoint stores each piece once, as a blob of its own,
+// and the later ones reference it, so what a checkpoint writes does not
+// grow with the pieces held; a restore gets head and pieces back to back,
+// as Snapshot would have returned them.
+type pieceSnapshotter interface {
+	Snapshotter
+	snapshotPieces(n int64) (head [][]byte, pieces []barrier.ExtraPiece, err error)
+}
+
 // SyncRequest asks for the sync phase of checkpoint ID of one subtask. The
 // subtask forwarded barrier ID and processes nothing until *barrier.SyncDone
 // arrives at ReplyTo.
@@ -50,6 +61,9 @@ type SyncRequest struct {
 	// Extras is the operator's state outside the store (Snapshotter), in
 	// parts written back to back; they must not change afterwards.
 	Extras [][]byte
+	// Pieces continue Extras with pieces that later checkpoints may hold
+	// again (pieceSnapshotter): each is stored once.
+	Pieces []barrier.ExtraPiece
 	// ReplyTo receives *barrier.SyncDone.
 	ReplyTo *actor.PID
 }
@@ -76,6 +90,7 @@ func (c *storeCheckpointer) SyncPhase(req *SyncRequest) {
 		Kind:    barrier.KindCheckpoint,
 		Store:   req.Store,
 		Extras:  map[string]barrier.Extra{extrasKey: req.Extras},
+		Pieces:  req.Pieces,
 		ReplyTo: req.ReplyTo,
 	})
 }

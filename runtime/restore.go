@@ -112,8 +112,12 @@ func (p *runPrep) prepareNode(n *node, starts []*taskStart) error {
 				p.from.ID, n.name, op.MaxParallelism, p.plan.maxParallelism)
 		}
 		extras = make([][]byte, len(op.Subtasks))
-		for i, st := range op.Subtasks {
-			extras[i] = st.Extras[extrasKey].Bytes()
+		for i := range op.Subtasks {
+			st := &op.Subtasks[i]
+			var err error
+			if extras[i], err = barrier.ReadExtras(context.Background(), p.blobs, st, extrasKey); err != nil {
+				return fmt.Errorf("restore of checkpoint %d: operator %q subtask %d: %w", p.from.ID, n.name, i, err)
+			}
 			if st.Backend != barrier.BackendNone {
 				stateful = true
 			}

@@ -3,8 +3,12 @@ package runtime
 import (
 	"bytes"
 	"cmp"
+	"encoding/binary"
 	"fmt"
 	"slices"
+	"strconv"
+
+	"github.com/lakestate/lakestate/barrier"
 )
 
 // Committer is the external system an exactly-once sink writes to.
@@ -179,27 +183,55 @@ func (s *sinkOp) Process(_ int, recs []Record, _ Emitter) error {
 // Snapshot returns the pending transactions' encoding in parts, the
 // transactions' own bytes (read-only, as every operator's extras).
 func (s *sinkOp) Snapshot(n int64) ([][]byte, error) {
-	if s.nStaged > 0 {
-		id := TxnID{Sink: s.ctx.Task.Operator, Writer: s.ctx.Task.Subtask, Checkpoint: n}
-		parts := make([][]byte, 1, 1+len(s.staged))
-		parts[0] = txnHeader(id, s.nStaged)
-		for _, c := range s.staged {
-			if len(c) > 0 {
-				parts = append(parts, c[:len(c):len(c)])
-			}
-		}
-		s.pending = append(s.pending, &Txn{TxnID: id, encoded: parts})
-		// The next transaction goes on in the room the last chunk has
-		// left, past the bytes sealed now, which stay as they are.
-		c := s.staged[len(s.staged)-1]
-		clear(s.staged)
-		s.staged = s.staged[:0]
-		if cap(c)-len(c) >= stageSlack {
-			s.staged = append(s.staged, c[len(c):])
-		}
-		s.nStaged = 0
-	}
+	s.seal(n)
 	return joinTxns(s.pending), nil
+}
+
+// snapshotPieces returns the pending transactions as the count of them
+// and one piece per transaction (its encoding without the count): the
+// checkpoint stores each piece once, however many checkpoints hold it
+// before it is committed. Head and pieces back to back are what Snapshot
+// returns.
+func (s *sinkOp) snapshotPieces(n int64) ([][]byte, []barrier.ExtraPiece, error) {
+	s.seal(n)
+	head := [][]byte{binary.AppendUvarint(nil, uint64(len(s.pending)))}
+	pieces := make([]barrier.ExtraPiece, len(s.pending))
+	for i, t := range s.pending {
+		pieces[i] = barrier.ExtraPiece{Owner: extrasKey, Name: txnPieceName(t.TxnID), Data: txnBody(t)}
+	}
+	return head, pieces, nil
+}
+
+// txnPieceName names a transaction's piece among its sink subtask's: a
+// restored subtask may hold transactions of several old writers.
+func txnPieceName(id TxnID) string {
+	return "txn-" + strconv.Itoa(id.Writer) + "-" + strconv.FormatInt(id.Checkpoint, 10)
+}
+
+// seal closes what was staged since the last barrier as the transaction of
+// checkpoint n, unless nothing was.
+func (s *sinkOp) seal(n int64) {
+	if s.nStaged == 0 {
+		return
+	}
+	id := TxnID{Sink: s.ctx.Task.Operator, Writer: s.ctx.Task.Subtask, Checkpoint: n}
+	parts := make([][]byte, 1, 1+len(s.staged))
+	parts[0] = txnHeader(id, s.nStaged)
+	for _, c := range s.staged {
+		if len(c) > 0 {
+			parts = append(parts, c[:len(c):len(c)])
+		}
+	}
+	s.pending = append(s.pending, &Txn{TxnID: id, encoded: parts})
+	// The next transaction goes on in the room the last chunk has
+	// left, past the bytes sealed now, which stay as they are.
+	c := s.staged[len(s.staged)-1]
+	clear(s.staged)
+	s.staged = s.staged[:0]
+	if cap(c)-len(c) >= stageSlack {
+		s.staged = append(s.staged, c[len(c):])
+	}
+	s.nStaged = 0
 }
 
 func (s *sinkOp) CheckpointComplete(n int64) error {

@@ -222,15 +222,20 @@ func (t *operatorTask) handle(ch int, msg any) error {
 func (t *operatorTask) checkpoint(id int64) error {
 	t.out.broadcast(func(ch int32) any { return &barrierMsg{ch: ch, id: id} })
 	var extras [][]byte
-	if s, ok := t.op.(Snapshotter); ok {
-		var err error
-		if extras, err = s.Snapshot(id); err != nil {
-			return fmt.Errorf("snapshot of checkpoint %d: %w", id, err)
-		}
+	var pieces []barrier.ExtraPiece
+	var err error
+	switch s := t.op.(type) {
+	case pieceSnapshotter:
+		extras, pieces, err = s.snapshotPieces(id)
+	case Snapshotter:
+		extras, err = s.Snapshot(id)
+	}
+	if err != nil {
+		return fmt.Errorf("snapshot of checkpoint %d: %w", id, err)
 	}
 	t.in.paused = true
 	t.syncStarted(id)
-	t.ck.SyncPhase(&SyncRequest{ID: id, Task: t.tp.id, KeyGroups: t.tp.keyGroups, Store: t.store, Extras: extras, ReplyTo: t.self})
+	t.ck.SyncPhase(&SyncRequest{ID: id, Task: t.tp.id, KeyGroups: t.tp.keyGroups, Store: t.store, Extras: extras, Pieces: pieces, ReplyTo: t.self})
 	return nil
 }
 

@@ -68,11 +68,16 @@ func joinTxns(txns []*Txn) [][]byte {
 	parts := make([][]byte, 1, n)
 	parts[0] = binary.AppendUvarint(nil, uint64(len(txns)))
 	for _, t := range txns {
-		// Every encoding starts with the count 1, a single byte.
-		parts = append(parts, t.encoded[0][1:])
-		parts = append(parts, t.encoded[1:]...)
+		parts = append(parts, txnBody(t)...)
 	}
 	return parts
+}
+
+// txnBody returns t's encoding without its count, in parts: what follows
+// the count when several transactions are encoded together.
+func txnBody(t *Txn) [][]byte {
+	// Every encoding starts with the count 1, a single byte.
+	return append([][]byte{t.encoded[0][1:]}, t.encoded[1:]...)
 }
 
 // decodeTxns decodes the transactions of the sink named sink.
