@@ -1,5 +1,7 @@
 package subtask
 
+import "unsafe"
+
 // arena holds a state's buffered keys: an index from encoded key to a slot,
 // with freed slots reused so a key costs one allocation (its string) per
 // interval and a lookup by scratch bytes allocates nothing.
@@ -97,4 +99,32 @@ func slotGroups(at []int32, nSlots int, scratch *[]int32, of, first []int) ([]in
 		groupOf[at[i]] = 0
 	}
 	return of, first
+}
+
+// strSlab carves strings out of shared chunks of bytes: a buffer's keys
+// and entry keys, short and made by the thousand per batch, cost an
+// allocation per chunk instead of one each, and the collector meets one
+// pointer-free object where it met hundreds. Bytes handed out are never
+// written again (a string is immutable); a chunk lives while any of its
+// strings does, and the strings of a buffer die together, at a flush.
+type strSlab struct {
+	free []byte
+}
+
+// slabChunk is the bytes per chunk; longer strings get their own
+// allocation, so a chunk wastes at most a sixteenth of itself at its end.
+const slabChunk = 4096
+
+// str returns a string holding b's bytes.
+func (s *strSlab) str(b []byte) string {
+	n := len(b)
+	if n == 0 || n > slabChunk/16 {
+		return string(b)
+	}
+	if cap(s.free)-len(s.free) < n {
+		s.free = make([]byte, 0, slabChunk)
+	}
+	at := len(s.free)
+	s.free = append(s.free, b...)
+	return unsafe.String(&s.free[at], n)
 }

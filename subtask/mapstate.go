@@ -32,6 +32,8 @@ type MapState struct {
 	ends   []int      // end of each probed key's entries in read
 	flush  mapFlush
 	last   lastLookup // see MapEntries.locate
+	// strs holds the buffer's keys and entry keys.
+	strs strSlab
 
 	// frozen is the buffer of a frozen flush not yet released (nil: none);
 	// spare is one released, kept for a later interval.
@@ -163,7 +165,7 @@ func (m *MapState) GetBatch(keys []Key, out []*MapEntries) ([]*MapEntries, error
 			out[i] = me
 			continue
 		}
-		miss := newMiss(m.enc, 0)
+		miss := newMiss(m.strs.str(m.enc), 0)
 		at := m.buf.add(miss.key)
 		miss.idx = int(at)
 		// The entries alias the image, read below, until the first write.
@@ -386,7 +388,7 @@ func (me *MapEntries) Put(sub, value Row) {
 		room := me.room(n)
 		e := me.m.entryArray(n+room, room)[:n+1]
 		copy(e, me.entries[:i])
-		e[i] = mapEntry{sub: string(enc), subRow: sub, value: value, ts: ts}
+		e[i] = mapEntry{sub: me.m.strs.str(enc), subRow: sub, value: value, ts: ts}
 		copy(e[i+1:], me.entries[i:])
 		if !me.shared {
 			me.m.recycle(me.entries)
@@ -394,7 +396,7 @@ func (me *MapEntries) Put(sub, value Row) {
 		me.entries, me.shared = e, false
 		me.inserted++
 	default:
-		me.entries = slices.Insert(me.entries, i, mapEntry{sub: string(enc), subRow: sub, value: value, ts: ts})
+		me.entries = slices.Insert(me.entries, i, mapEntry{sub: me.m.strs.str(enc), subRow: sub, value: value, ts: ts})
 		me.inserted++
 	}
 	me.touch(me.entries[i].sub)

@@ -22,6 +22,7 @@ type ValueState struct {
 	nDirty int
 
 	enc    []byte      // scratch
+	strs   strSlab     // the buffer's keys
 	misses []valueMiss // keys of a batch not in the buffer; idx is the slot
 	probed []valueMiss // those the table may hold, sorted for the probe
 	late   []lateRead
@@ -143,7 +144,7 @@ func (v *ValueState) GetBatch(keys []Key, out []Row) ([]Row, error) {
 			out[i] = slot.value
 			continue
 		}
-		miss := newMiss(enc, 0)
+		miss := newMiss(v.strs.str(enc), 0)
 		at := v.add(miss.key)
 		v.batchAt[i] = at
 		slot := &v.buf.slots[at]
@@ -327,7 +328,7 @@ func (v *ValueState) set(k Key, value Row, ts int64) {
 		}
 	}
 	if !ok {
-		at = v.add(string(v.enc))
+		at = v.add(v.strs.str(v.enc))
 	}
 	slot := &v.buf.slots[at]
 	if !slot.dirty {
