@@ -53,7 +53,9 @@ func (m *MapState) freeze(bounds *keyBounds, prev frozenPart, prevRows []mutatio
 		if n := len(me.entries); n > 0 {
 			bounds.addSpan(part.buf.keys[i], me.entries[0].sub, me.entries[n-1].sub)
 		}
+		m.countStart(me)
 	}
+	m.learnFirstRoom()
 	var rows []mutation
 	if prev != nil {
 		// The new images were read through prev's entries: the new rows

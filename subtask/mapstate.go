@@ -45,6 +45,46 @@ type MapState struct {
 	// outgrown holds entry arrays that handles grew out of, for the next
 	// handle that grows: see entryArray.
 	outgrown [recycledClasses][]mapEntry
+	// firstRoom is the room a key without entries gets at its first
+	// insert; starts counts the last interval's such keys by the class of
+	// their inserts (see learnFirstRoom).
+	firstRoom int
+	starts    [firstRoomClasses]int32
+}
+
+// firstRoomClasses bounds the room a new key starts with to 32 entries.
+const firstRoomClasses = 6
+
+// countStart counts a handle of an interval that ends towards the room
+// new keys start with: one that started without entries and took inserts.
+func (m *MapState) countStart(me *MapEntries) {
+	if len(me.image) == 0 && me.inserted > 0 {
+		m.starts[min(bits.Len(uint(me.inserted-1)), firstRoomClasses-1)]++
+	}
+}
+
+// learnFirstRoom sets the room new keys start with to the median of the
+// ending interval's new keys' inserts, rounded up to a power of two: a
+// join side's key that takes a run of rows (an auction's bids) gets the
+// room of its likes at once instead of growing through 1, 2, 4 ...
+// entries, a copy and mostly an allocation each, while a side whose keys
+// take one row each still starts with one.
+func (m *MapState) learnFirstRoom() {
+	var n int32
+	for _, c := range m.starts {
+		n += c
+	}
+	if n == 0 {
+		return
+	}
+	var below int32
+	for c, k := range m.starts {
+		if below += k; 2*below >= n {
+			m.firstRoom = 1 << c
+			break
+		}
+	}
+	clear(m.starts[:])
 }
 
 // recycledClasses is the number of capacity classes of outgrown entry
@@ -386,6 +426,9 @@ func (me *MapEntries) Put(sub, value Row) {
 		// handle owns is its alone.
 		n := len(me.entries)
 		room := me.room(n)
+		if n == 0 && len(me.image) == 0 && me.inserted == 0 {
+			room = max(room, me.m.firstRoom)
+		}
 		e := me.m.entryArray(n+room, room)[:n+1]
 		copy(e, me.entries[:i])
 		e[i] = mapEntry{sub: me.m.strs.str(enc), subRow: sub, value: value, ts: ts}
@@ -604,8 +647,10 @@ func (m *MapState) reset() {
 	for i, me := range m.buf.slots {
 		if m.buf.live(int32(i)) {
 			me.dropped = true
+			m.countStart(me)
 		}
 	}
+	m.learnFirstRoom()
 	m.buf.reset()
 	m.clean = m.clean[:0]
 	m.nDirty = 0
