@@ -40,7 +40,9 @@ type paimonCodec struct {
 	// and where the rows' datums are (paimon_arrow_order.go).
 	placed, placedTmp []placedRow
 	datums            []rowDatums
-	placedLen         int // rows of the last build
+	placedLen         int    // rows of the last build
+	baseLine          uint64 // lines of placed rows are offsets from it
+	unordered         bool   // a placed row's line is out of range
 	// touched keeps the sum of the loads that touch a flush's rows ahead
 	// of its build (paimon_touch.go), so that none is dropped as unused.
 	touched uint64
@@ -258,11 +260,11 @@ func (c *paimonCodec) writeMapRecord(rows []mapRow, keys []string) (arrow.Record
 		}
 		if first != nil {
 			datums[i] = d
-			placed = append(placed, placedRow{line: datumLine(first), at: int32(i)})
+			placed = c.place(placed, first, i)
 		}
 	}
 	for _, p := range c.sortPlaced(placed) {
-		i := int(p.at)
+		i := p.at()
 		d := &datums[i]
 		if d.sub != nil {
 			sub := unsafe.Slice(d.sub, nSub)

@@ -106,7 +106,12 @@ func (c *flushColumn) start(n, data int, key, placed bool) {
 	c.lent, c.spare = columnBuffers{}, columnBuffers{}
 	c.valid = nil
 	if !key {
-		c.valid = zeroed(spare.valid, bitmapBytes(n))
+		// Every value starts valid: a NULL clears its bit, so the bitmap
+		// costs nothing per value of a column that holds few NULLs.
+		c.valid = reused(spare.valid, bitmapBytes(n))
+		for k := range c.valid {
+			c.valid[k] = 0xFF
+		}
 	}
 	if c.placed {
 		clear(c.strs) // a build that failed before pack
@@ -172,6 +177,7 @@ func bitmapBytes(n int) int { return (n + 63) / 64 * 8 }
 func (c *flushColumn) set(i int, d *Datum) {
 	if !d.set {
 		c.nulls++
+		bitutil.ClearBit(c.valid, i)
 		switch c.kind {
 		case columnBool:
 			// The bitmap starts clear.
@@ -193,7 +199,6 @@ func (c *flushColumn) set(i int, d *Datum) {
 		}
 		return
 	}
-	bitutil.SetBit(c.valid, i)
 	switch c.kind {
 	case columnBool:
 		if d.num != 0 {
@@ -393,6 +398,11 @@ func (c *flushColumn) setKeyBytes(i int, src string) (int, error) {
 func (c *flushColumn) array() arrow.Array {
 	var valid *memory.Buffer
 	if c.nulls > 0 {
+		// The bits past the last value are clear, as Arrow's builders
+		// leave them.
+		for k := c.n; k < 8*len(c.valid); k++ {
+			bitutil.ClearBit(c.valid, k)
+		}
 		valid = memory.NewBufferBytes(c.valid)
 	}
 	bufs := []*memory.Buffer{valid, memory.NewBufferBytes(c.vals)}
