@@ -77,23 +77,25 @@ func LookupSuperseded(levels *Levels, level int, keys [][]byte, dvs DeletionVect
 				}
 			}
 			// Keys the filter ruled out and keys looked for in vain both
-			// go on to the next level, in key order.
-			j := 0
-			for i := range ks {
-				if j < len(may) && int(may[j]) == i {
-					p := pos[j]
-					j++
-					if p >= 0 && !dvs.IsDeleted(f.FileName, p) {
-						if p >= f.RowCount {
-							return fmt.Errorf("lookup in %s: position %d beyond %d rows", f.FileName, p, f.RowCount)
-						}
-						found.Add(f.FileName, p)
-						continue
-					}
+			// go on to the next level, in key order: the runs between
+			// keys found, copied whole.
+			from := 0
+			for j, i := range may {
+				p := pos[j]
+				if p < 0 || dvs.IsDeleted(f.FileName, p) {
+					continue
 				}
+				if p >= f.RowCount {
+					return fmt.Errorf("lookup in %s: position %d beyond %d rows", f.FileName, p, f.RowCount)
+				}
+				found.Add(f.FileName, p)
 				if !last {
-					missed.add(ks[i], hs[i])
+					missed.addAll(remaining, lo+from, lo+int(i))
 				}
+				from = int(i) + 1
+			}
+			if !last {
+				missed.addAll(remaining, lo+from, hi)
 			}
 			return nil
 		}, func(lo, hi int) {
@@ -117,10 +119,6 @@ type keyBatch struct {
 
 func (b *keyBatch) reserve(n int) {
 	b.keys, b.hashes = make([][]byte, 0, n), make([]uint64, 0, n)
-}
-
-func (b *keyBatch) add(key []byte, hash uint64) {
-	b.keys, b.hashes = append(b.keys, key), append(b.hashes, hash)
 }
 
 func (b *keyBatch) addAll(from keyBatch, lo, hi int) {
