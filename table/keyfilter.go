@@ -149,25 +149,35 @@ func (f *KeyFilter) Bytes() int {
 	return n
 }
 
-// keyHash is a 64-bit hash of an encoded key, mixing eight bytes at a time.
+// keyHash is a 64-bit hash of an encoded key: sixteen bytes a step, each
+// step one 64x64->128-bit multiply folded to 64 bits, the last step over the
+// key's last sixteen bytes (overlapping the one before), as wyhash does.
+// Keys of state tables are 8-30 bytes: two or three multiplies in all, a
+// third of the time of mixing eight bytes at a time with a final avalanche.
 // Filters live only in memory, so it need not be stable across versions.
 func keyHash(key []byte) uint64 {
-	const m1, m2 = 0x9e3779b97f4a7c15, 0xc2b2ae3d27d4eb4f
-	h := uint64(len(key)) * m1
-	for len(key) >= 8 {
-		h = bits.RotateLeft64(h^binary.LittleEndian.Uint64(key)*m2, 31) * m1
-		key = key[8:]
+	const p0, p1 = 0xa0761d6478bd642f, 0xe7037ed1a0b428db
+	n := len(key)
+	seed := uint64(n) ^ p0
+	var a, b uint64
+	switch {
+	case n > 16:
+		for rest := key; len(rest) > 16; rest = rest[16:] {
+			seed = hashMix(binary.LittleEndian.Uint64(rest)^p1, binary.LittleEndian.Uint64(rest[8:])^seed)
+		}
+		a, b = binary.LittleEndian.Uint64(key[n-16:]), binary.LittleEndian.Uint64(key[n-8:])
+	case n >= 8:
+		a, b = binary.LittleEndian.Uint64(key), binary.LittleEndian.Uint64(key[n-8:])
+	case n >= 4:
+		a, b = uint64(binary.LittleEndian.Uint32(key)), uint64(binary.LittleEndian.Uint32(key[n-4:]))
+	case n > 0:
+		a = uint64(key[0])<<16 | uint64(key[n>>1])<<8 | uint64(key[n-1])
 	}
-	if len(key) > 0 {
-		var tail [8]byte
-		copy(tail[:], key)
-		h = bits.RotateLeft64(h^binary.LittleEndian.Uint64(tail[:])*m2, 31) * m1
-	}
-	// Final avalanche (fmix64), so every input bit reaches both halves.
-	h ^= h >> 33
-	h *= 0xff51afd7ed558ccd
-	h ^= h >> 33
-	h *= 0xc4ceb9fe1a85ec53
-	h ^= h >> 33
-	return h
+	return hashMix(p1^uint64(n), hashMix(a^p1, b^seed))
+}
+
+// hashMix folds the 128-bit product of a and b to 64 bits.
+func hashMix(a, b uint64) uint64 {
+	hi, lo := bits.Mul64(a, b)
+	return hi ^ lo
 }
