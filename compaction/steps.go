@@ -184,10 +184,11 @@ func atLevel(section []table.SortedRun, level int) bool {
 // of the inputs of its bounded steps in the meantime (level 1 merges with
 // level 0): those drop out of the plan, since their live rows now sit in the
 // round's output above, and every key still keeps one live row; the steps
-// take that output in (joinBounded). The plan is stale when an input of
-// another step is gone or an input moved to another level, or when a file
-// of the output level that it does not read overlaps the key range a step
-// writes.
+// take that output in (joinBounded). A bounded step also follows an input
+// that a round moved down a level (Session.roundLevels). The plan is stale
+// when an input of another step is gone or moved, an input moved to the
+// output level, or a file of the output level that it does not read
+// overlaps the key range a step writes.
 func refreshPlan(cmp table.KeyComparator, p table.CompactPlan, l *table.Levels) (table.CompactPlan, bool) {
 	if p.OutputLevel < 1 || p.OutputLevel > l.MaxLevel() {
 		return p, false
@@ -200,16 +201,26 @@ func refreshPlan(cmp table.KeyComparator, p table.CompactPlan, l *table.Levels) 
 	out := p
 	out.Steps = nil
 	for _, s := range p.Steps {
-		live := func(f table.DataFileMeta) bool {
+		live := func(f *table.DataFileMeta) bool {
 			lv, ok := at[f.FileName]
 			// Only a bounded step takes the round's output in; without it,
 			// that output would stay in level 1 after the compaction, where
 			// every later round merges into it. Picking again takes it.
-			stale = stale || (ok && lv != f.Level) || (!ok && s.Bounds == nil)
+			stale = stale || (!ok && s.Bounds == nil)
+			if ok && lv != f.Level {
+				// A bounded step takes its inputs a key range at a time
+				// wherever they are, so it follows one that a round moved
+				// down to free level 1; one that reached the output level
+				// would have to lie within the bounds.
+				if s.Bounds == nil || int(lv) == p.OutputLevel {
+					stale = true
+				}
+				f.Level = lv
+			}
 			return ok
 		}
 		if s.Kind == table.StepUpgrade {
-			if live(s.File) {
+			if live(&s.File) {
 				out.Steps = append(out.Steps, s)
 			}
 			continue
@@ -218,7 +229,13 @@ func refreshPlan(cmp table.KeyComparator, p table.CompactPlan, l *table.Levels) 
 		for _, section := range s.Sections {
 			var runs []table.SortedRun
 			for _, r := range section {
-				files := slices.DeleteFunc(slices.Clone(r.Files), func(f table.DataFileMeta) bool { return !live(f) })
+				files := slices.Clone(r.Files)
+				for i := range files {
+					if !live(&files[i]) {
+						files[i].FileName = ""
+					}
+				}
+				files = slices.DeleteFunc(files, func(f table.DataFileMeta) bool { return f.FileName == "" })
 				if len(files) > 0 {
 					runs = append(runs, table.SortedRun{Files: files})
 				}
