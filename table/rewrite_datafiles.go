@@ -5,6 +5,8 @@ import (
 	"path"
 
 	"github.com/RoaringBitmap/roaring/v2"
+	"github.com/apache/arrow-go/v18/arrow"
+	"github.com/apache/arrow-go/v18/arrow/array"
 	"github.com/apache/arrow-go/v18/arrow/bitutil"
 )
 
@@ -24,6 +26,7 @@ type DataBucketFiles struct {
 	opts   BucketFilesOptions
 	keyIdx []int
 	keyTyp []DataType
+	arrow  *arrow.Schema // the schema's, for the records handed to writers
 }
 
 // BucketFilesOptions say how a bucket's rewrites name and size new files.
@@ -50,7 +53,11 @@ func NewDataBucketFiles(fio FileIO, dir string, s *Schema, opts BucketFilesOptio
 	if opts.NewFileName == nil || opts.TargetFileSize <= 0 {
 		return nil, fmt.Errorf("bucket files %s: need a file namer and a positive target size", dir)
 	}
-	b := &DataBucketFiles{fio: fio, dir: dir, schema: s, opts: opts}
+	sch, err := s.ArrowSchema()
+	if err != nil {
+		return nil, fmt.Errorf("bucket files %s: %w", dir, err)
+	}
+	b := &DataBucketFiles{fio: fio, dir: dir, schema: s, opts: opts, arrow: sch}
 	for _, name := range s.TrimmedPrimaryKeys() {
 		i := s.FieldIndex(name)
 		if i < 0 {
@@ -295,11 +302,20 @@ func (w *dataRowWriter) take() {
 
 // flush writes the batch, then rolls if the file reached its target, or
 // ends the file's row group once it buffers compactRowGroupBytes (or a
-// quarter of a smaller target: small files take the same path).
+// quarter of a smaller target: small files take the same path). A batch
+// that is one range of one source chunk, as long stretches of one input
+// give, is written from the chunk's buffers without a copy.
 func (w *dataRowWriter) flush() error {
-	w.take()
-	if len(w.seqs) == 0 {
-		return nil
+	var c *rowChunk
+	var lo, hi int
+	if len(w.seqs) == 0 && w.src != nil {
+		c, lo, hi = &w.src.chunk, w.lo, w.hi
+		w.src.holder, w.src = nil, nil
+	} else {
+		w.take()
+		if len(w.seqs) == 0 {
+			return nil
+		}
 	}
 	if w.w == nil {
 		name := w.b.opts.NewFileName()
@@ -311,13 +327,22 @@ func (w *dataRowWriter) flush() error {
 		}
 		w.w = fw
 	}
-	rec, err := vecsRecord(w.b.schema, w.cols)
-	if err != nil {
-		return err
+	var rec arrow.Record
+	var err error
+	if c != nil {
+		rec, err = w.record(c.fields, lo, hi)
+		if err == nil {
+			err = w.w.Write(rec, c.seqs[lo:hi], c.kinds[lo:hi])
+			rec.Release()
+		}
+	} else {
+		rec, err = w.record(w.cols, 0, len(w.seqs))
+		if err == nil {
+			err = w.w.Write(rec, w.seqs, w.kinds)
+			rec.Release()
+		}
+		w.nextBatch()
 	}
-	err = w.w.Write(rec, w.seqs, w.kinds)
-	rec.Release()
-	w.nextBatch()
 	if err != nil {
 		return err
 	}
@@ -325,6 +350,32 @@ func (w *dataRowWriter) flush() error {
 		return w.closeFile()
 	}
 	return w.w.endRowGroupPast(min(compactRowGroupBytes, w.b.opts.TargetFileSize/4))
+}
+
+// record wraps rows [lo,hi) of vecs, one per schema field, as a record,
+// without copying: the vectors must not change while it lives.
+func (w *dataRowWriter) record(vecs []*colVec, lo, hi int) (arrow.Record, error) {
+	cols := make([]arrow.Array, len(vecs))
+	defer func() {
+		for _, a := range cols {
+			if a != nil {
+				a.Release()
+			}
+		}
+	}()
+	for i, v := range vecs {
+		a, err := v.arrow()
+		if err != nil {
+			return nil, err
+		}
+		if lo == 0 && hi == v.n {
+			cols[i] = a
+			continue
+		}
+		cols[i] = array.NewSlice(a, int64(lo), int64(hi))
+		a.Release()
+	}
+	return array.NewRecordBatch(w.b.arrow, cols, int64(hi-lo)), nil
 }
 
 // nextBatch empties the batch, keeping its buffers.
