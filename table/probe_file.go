@@ -417,7 +417,7 @@ func (kr *keyPageReader) page(p int, sc *probeScratch) (*keyPage, error) {
 			if err := kr.read(p, from, sc.keyVecs); err != nil {
 				return nil, err
 			}
-			sc.page = keyPage{vecs: sc.keyVecs[from:]}
+			sc.page = keyPage{vecs: sc.keyVecs[from:len(kr.d.keyTypes)]}
 			n := len(kr.d.keyTypes)
 			if s := newKeySample(sc.keyVecs[n-1], kr.d.keyTypes[n-1], rows); s != nil {
 				cache.add(sampleID, &keyPage{sample: s})
@@ -429,7 +429,7 @@ func (kr *keyPageReader) page(p int, sc *probeScratch) (*keyPage, error) {
 		if err := kr.read(p, from, sc.keyVecs); err != nil {
 			return nil, err
 		}
-		sc.page = keyPage{vecs: sc.keyVecs[from:]}
+		sc.page = keyPage{vecs: sc.keyVecs[from:len(kr.d.keyTypes)]}
 		return &sc.page, nil
 	}
 	page, err := kr.decodeToCache(p, from, rows, sc)
@@ -460,8 +460,10 @@ func (kr *keyPageReader) decodeToCache(p, from, rows int, sc *probeScratch) (*ke
 		if pk := packKeys(sc.keyVecs[from:], types[from:], rows); pk != nil {
 			return &keyPage{packed: pk}, nil
 		}
+		// sc's vectors may outnumber this file's key fields: the scratch is
+		// pooled across files, and prepare only grows it
 		vecs := make([]*colVec, len(types)-from)
-		for c, v := range sc.keyVecs[from:] {
+		for c, v := range sc.keyVecs[from:len(types)] {
 			vecs[c] = &colVec{t: v.t, width: v.width, n: v.n, fixed: slices.Clone(v.fixed), valid: slices.Clone(v.valid), nulls: v.nulls}
 		}
 		return &keyPage{vecs: vecs}, nil
