@@ -135,9 +135,12 @@ type probeScratch struct {
 }
 
 func (sc *probeScratch) prepare(types []DataType) {
-	for len(sc.keyVecs) < len(types) {
-		sc.keyVecs = append(sc.keyVecs, nil)
+	// The scratch is pooled across files: keep vectors of a longer key in
+	// capacity, but never hand them to a file of a shorter one.
+	if cap(sc.keyVecs) < len(types) {
+		sc.keyVecs = append(sc.keyVecs[:cap(sc.keyVecs)], make([]*colVec, len(types)-cap(sc.keyVecs))...)
 	}
+	sc.keyVecs = sc.keyVecs[:len(types)]
 	for k, t := range types {
 		if sc.keyVecs[k] == nil || sc.keyVecs[k].t != t {
 			sc.keyVecs[k] = newColVec(t)
@@ -417,7 +420,7 @@ func (kr *keyPageReader) page(p int, sc *probeScratch) (*keyPage, error) {
 			if err := kr.read(p, from, sc.keyVecs); err != nil {
 				return nil, err
 			}
-			sc.page = keyPage{vecs: sc.keyVecs[from:len(kr.d.keyTypes)]}
+			sc.page = keyPage{vecs: sc.keyVecs[from:]}
 			n := len(kr.d.keyTypes)
 			if s := newKeySample(sc.keyVecs[n-1], kr.d.keyTypes[n-1], rows); s != nil {
 				cache.add(sampleID, &keyPage{sample: s})
@@ -429,7 +432,7 @@ func (kr *keyPageReader) page(p int, sc *probeScratch) (*keyPage, error) {
 		if err := kr.read(p, from, sc.keyVecs); err != nil {
 			return nil, err
 		}
-		sc.page = keyPage{vecs: sc.keyVecs[from:len(kr.d.keyTypes)]}
+		sc.page = keyPage{vecs: sc.keyVecs[from:]}
 		return &sc.page, nil
 	}
 	page, err := kr.decodeToCache(p, from, rows, sc)
@@ -460,10 +463,8 @@ func (kr *keyPageReader) decodeToCache(p, from, rows int, sc *probeScratch) (*ke
 		if pk := packKeys(sc.keyVecs[from:], types[from:], rows); pk != nil {
 			return &keyPage{packed: pk}, nil
 		}
-		// sc's vectors may outnumber this file's key fields: the scratch is
-		// pooled across files, and prepare only grows it
 		vecs := make([]*colVec, len(types)-from)
-		for c, v := range sc.keyVecs[from:len(types)] {
+		for c, v := range sc.keyVecs[from:] {
 			vecs[c] = &colVec{t: v.t, width: v.width, n: v.n, fixed: slices.Clone(v.fixed), valid: slices.Clone(v.valid), nulls: v.nulls}
 		}
 		return &keyPage{vecs: vecs}, nil
