@@ -38,8 +38,10 @@ type JoinSpec struct {
 // Where yields an output row. An input row that adds (+I, +U) is stored and
 // joins the other side's stored rows as +I; one that retracts (-U, -D) is
 // removed and joins as -D, so the output retracts what that row produced.
-// Each side lives in a map store: per join key, its rows (by Unique columns
-// or whole) with a count of duplicates.
+// Each side lives in a map store, per join key. A side with Unique columns
+// holds one row per value of them, as Flink's join does for an input with a
+// unique key: an add replaces the row held, a retraction removes it. A side
+// without holds its rows whole, each with a count of duplicates.
 func Join(name string, left, right Stream, spec JoinSpec) Stream {
 	g := left.g
 	sides := [2]*joinSide{}
@@ -123,7 +125,7 @@ func joinSpans(sel []JoinColumn) []joinSpan {
 }
 
 // joinSide is one input's state layout. With Unique columns an entry is
-// [unique cols] → [row..., count]; without, [row] → [count].
+// [unique cols] → [row]; without, [row] → [count].
 type joinSide struct {
 	key    keySpec
 	sub    []int
@@ -148,11 +150,10 @@ func newJoinSide(s int, schema Schema, in JoinInput) (*joinSide, error) {
 		return nil, fmt.Errorf("unique columns: %w", err)
 	}
 	side.subSpan = consecutive(side.sub)
-	value := []subtask.Column{}
+	value := []subtask.Column{{Name: "count", Type: table.BigInt()}}
 	if side.unique {
 		value = columns("v", schema, allColumns(len(schema)), false)
 	}
-	value = append(value, subtask.Column{Name: "count", Type: table.BigInt()})
 	side.layout = subtask.Layout{
 		Name:  [2]string{"left", "right"}[s],
 		Key:   columns("k", schema, in.Key, true),
@@ -176,28 +177,28 @@ func (s *joinSide) lookup(r Row, scratch *Row) Row {
 	return *scratch
 }
 
-// entry builds the entry key and value of a row stored count times, for the
-// state to keep: copies from the arena (never the input row, whose storage
-// upstream owns) or shared count rows, none of them written again.
+// entry builds the entry key and value of a row for the state to keep. A
+// side with Unique columns keeps the row itself as the value (rows are
+// immutable once emitted), its entry key a slice of it or a copy of its
+// unique columns from the arena. A side without keeps a copy of the row from
+// the arena as the entry key: its rows are few, and the row upstream owns
+// may share its chunk with many that would otherwise die (a projection's)
+// for as long as the entry lives.
 func (s *joinSide) entry(r Row, count int64, rows *rowArena) (sub, value Row) {
 	if !s.unique {
-		// The entry key is every column.
 		sub = rows.take(len(r))
 		copy(sub, r)
 		return sub, countRow(count)
 	}
-	value = rows.take(len(r) + 1)
-	copy(value, r)
-	value[len(r)] = subtask.Int(count)
 	if s.subSpan {
 		at, n := s.sub[0], len(s.sub)
-		return value[at : at+n : at+n], value
+		return r[at : at+n : at+n], r
 	}
 	sub = rows.take(len(s.sub))
 	for i, c := range s.sub {
 		sub[i] = r[c]
 	}
-	return sub, value
+	return sub, r
 }
 
 // countRows are the shared value rows of small counts: a row stored without
@@ -219,17 +220,16 @@ func countRow(n int64) Row {
 
 // row returns the stored row of an entry and its count.
 func (s *joinSide) row(sub, value Row) (Row, int64) {
-	count := value[len(value)-1].Int()
-	if !s.unique {
-		return sub, count
+	if s.unique {
+		return value, 1
 	}
-	return value[:s.width:s.width], count
+	return sub, value[0].Int()
 }
 
 type joinOp struct {
 	spec    *joinSpec
 	states  [2]*subtask.MapState
-	kbs     [2]*keyBatch
+	keys    [2]*distinctKeys
 	entries [2][]*subtask.MapEntries
 	// stored holds the rows the state keeps; scratch is the entry key of a
 	// lookup. Output rows come from their own chunks: the next operators
@@ -247,14 +247,14 @@ func (o *joinOp) Open(ctx *OperatorContext) error {
 		if err != nil {
 			return err
 		}
-		o.states[s], o.kbs[s] = st, newKeyBatch(side.key)
+		o.states[s], o.keys[s] = st, newDistinctKeys(side.key)
 	}
 	return nil
 }
 
 func (o *joinOp) Process(input int, recs []Record, out Emitter) error {
 	own, other := input, 1-input
-	keys, err := o.kbs[own].of(recs)
+	keys, of, err := o.keys[own].of(recs)
 	if err != nil {
 		return err
 	}
@@ -266,26 +266,10 @@ func (o *joinOp) Process(input int, recs []Record, out Emitter) error {
 	}
 	side, otherSide := o.spec.sides[own], o.spec.sides[other]
 	for i, r := range recs {
-		mine, theirs := o.entries[own][i], o.entries[other][i]
-		sub := side.lookup(r.Row, &o.scratch)
-		var count int64
-		if v, ok := mine.Get(sub); ok {
-			_, count = side.row(sub, v)
-		}
-		kind := Insert
-		if r.Kind.Adds() {
-			count++
-		} else {
-			if count == 0 {
-				return fmt.Errorf("join %q: retraction of a row the %s side does not hold", o.spec.name, side.layout.Name)
-			}
-			count--
-			kind = Delete
-		}
-		if count == 0 {
-			mine.Delete(sub)
-		} else {
-			mine.Put(side.entry(r.Row, count, &o.stored))
+		mine, theirs := o.entries[own][of[i]], o.entries[other][of[i]]
+		kind, err := o.store(side, mine, r)
+		if err != nil {
+			return err
 		}
 		if theirs.Len() == 0 {
 			continue
@@ -299,6 +283,49 @@ func (o *joinOp) Process(input int, recs []Record, out Emitter) error {
 	}
 	o.probe = joinProbe{}
 	return nil
+}
+
+// store applies a record to its side's entries of its key, and returns the
+// kind of the rows it joins as.
+func (o *joinOp) store(side *joinSide, mine *subtask.MapEntries, r Record) (Change, error) {
+	adds := r.Kind.Adds()
+	if side.unique {
+		// The row of the unique columns is replaced or removed whatever it
+		// was: no read of it first.
+		if adds {
+			mine.Put(side.entry(r.Row, 1, &o.stored))
+			return Insert, nil
+		}
+		if !mine.Delete(side.lookup(r.Row, &o.scratch)) {
+			return 0, o.notHeld(side)
+		}
+		return Delete, nil
+	}
+	sub := side.lookup(r.Row, &o.scratch)
+	var count int64
+	if v, ok := mine.Get(sub); ok {
+		_, count = side.row(sub, v)
+	}
+	kind := Insert
+	if adds {
+		count++
+	} else {
+		if count == 0 {
+			return 0, o.notHeld(side)
+		}
+		count--
+		kind = Delete
+	}
+	if count == 0 {
+		mine.Delete(sub)
+	} else {
+		mine.Put(side.entry(r.Row, count, &o.stored))
+	}
+	return kind, nil
+}
+
+func (o *joinOp) notHeld(side *joinSide) error {
+	return fmt.Errorf("join %q: retraction of a row the %s side does not hold", o.spec.name, side.layout.Name)
 }
 
 // joinProbe is the record whose matches a scan of the other side's entries

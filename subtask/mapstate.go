@@ -197,11 +197,16 @@ func (m *MapState) Name() string { return m.l.Name }
 func (m *MapState) GetBatch(keys []Key, out []*MapEntries) ([]*MapEntries, error) {
 	out = slices.Grow(out[:0], len(keys))[:len(keys)]
 	m.misses, m.probed = m.misses[:0], m.probed[:0]
+	// Only entries of a layout with a TTL expire: the others' handles are
+	// not read here.
+	ttl := m.l.hasTTL()
 	for i, k := range keys {
 		m.enc = m.l.AppendKey(m.enc[:0], k)
 		if at, ok := m.buf.lookup(m.enc); ok {
 			me := m.buf.slots[at]
-			me.pruneExpired()
+			if ttl {
+				me.pruneExpired()
+			}
 			out[i] = me
 			continue
 		}
