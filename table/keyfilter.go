@@ -116,20 +116,31 @@ func hasKeyBits(blocks []keyFilterBlock, h uint64) bool {
 // mayHold appends to out the index of each of keys (encoded, ascending;
 // hashes[i] is keyHash(keys[i])) that the filter's file may hold. A key
 // below the file's least key is checked in the first segment: it passes
-// only as any absent key may.
+// only as any absent key may. The keys of a segment are found by galloping
+// over keys to its end fence, and the next segment holding a key by
+// galloping over the fences: the compares follow the segments and keys
+// passed over logarithmically, not one per key.
 func (f *KeyFilter) mayHold(keys [][]byte, hashes []uint64, out []int32) []int32 {
 	if len(f.fences) == 0 {
 		return out // a file without rows
 	}
-	s := 0
-	seg := f.blocks[f.starts[0]:f.starts[1]]
-	for i, k := range keys {
-		for s+1 < len(f.fences) && bytes.Compare(k, f.fences[s+1]) >= 0 {
-			s++
-			seg = f.blocks[f.starts[s]:f.starts[s+1]]
+	last := len(f.fences) - 1
+	for s, i := 0, 0; i < len(keys); {
+		// keys[i] >= fences[s] (or s is 0): move s to its segment.
+		if s < last {
+			k := keys[i]
+			s = gallopKeys(f.fences, s+1, func(fence []byte) bool { return bytes.Compare(fence, k) > 0 }) - 1
 		}
-		if hasKeyBits(seg, hashes[i]) {
-			out = append(out, int32(i))
+		end := len(keys)
+		if s < last {
+			fence := f.fences[s+1]
+			end = gallopKeys(keys, i+1, func(k []byte) bool { return bytes.Compare(k, fence) >= 0 })
+		}
+		seg := f.blocks[f.starts[s]:f.starts[s+1]]
+		for ; i < end; i++ {
+			if hasKeyBits(seg, hashes[i]) {
+				out = append(out, int32(i))
+			}
 		}
 	}
 	return out

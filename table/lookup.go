@@ -3,6 +3,7 @@ package table
 import (
 	"bytes"
 	"fmt"
+	"slices"
 )
 
 // LookupSuperseded finds the rows that keys, being carried to level, make
@@ -25,12 +26,15 @@ func LookupSuperseded(levels *Levels, level int, keys [][]byte, dvs DeletionVect
 		}
 	}
 	found := make(DeletionVectors)
+	// Keys go on to the next level unless found: nearly all of them, as
+	// most are new to the table. remaining aliases keys until a level
+	// finds one; from then on it is a copy, cut down in place.
 	remaining := keyBatch{keys: keys, hashes: make([]uint64, len(keys))}
 	for i, k := range keys {
 		remaining.hashes[i] = keyHash(k)
 	}
-	// Keys found nowhere in a level go on to the next level that has
-	// files; none follows the last.
+	owned := false
+	// No level after the last that has files needs the keys it misses.
 	deepest := level
 	for lv := level + 1; lv <= levels.MaxLevel(); lv++ {
 		if len(levels.RunOfLevel(lv).Files) > 0 {
@@ -39,16 +43,13 @@ func LookupSuperseded(levels *Levels, level int, keys [][]byte, dvs DeletionVect
 	}
 	var may []int32
 	var look [][]byte
+	var hit []int // indices in remaining of the keys a level found, ascending
 	for lv := level + 1; lv <= deepest && len(remaining.keys) > 0; lv++ {
 		run := levels.RunOfLevel(lv)
 		if len(run.Files) == 0 {
 			continue
 		}
-		var missed keyBatch
-		last := lv == deepest
-		if !last {
-			missed.reserve(len(remaining.keys))
-		}
+		hit = hit[:0]
 		err := routeKeys(run, remaining.keys, files, func(f DataFileMeta, lo, hi int) error {
 			ks, hs := remaining.keys[lo:hi], remaining.hashes[lo:hi]
 			flt, err := files.KeyFilter(f)
@@ -63,23 +64,20 @@ func LookupSuperseded(levels *Levels, level int, keys [][]byte, dvs DeletionVect
 					may = append(may, int32(i))
 				}
 			}
-			var pos []int64
-			if len(may) > 0 {
-				look = look[:0]
-				for _, i := range may {
-					look = append(look, ks[i])
-				}
-				if pos, err = files.FindKeys(f, look); err != nil {
-					return fmt.Errorf("lookup in %s: %w", f.FileName, err)
-				}
-				if len(pos) != len(look) {
-					return fmt.Errorf("lookup in %s: %d positions for %d keys", f.FileName, len(pos), len(look))
-				}
+			if len(may) == 0 {
+				return nil
 			}
-			// Keys the filter ruled out and keys looked for in vain both
-			// go on to the next level, in key order: the runs between
-			// keys found, copied whole.
-			from := 0
+			look = look[:0]
+			for _, i := range may {
+				look = append(look, ks[i])
+			}
+			pos, err := files.FindKeys(f, look)
+			if err != nil {
+				return fmt.Errorf("lookup in %s: %w", f.FileName, err)
+			}
+			if len(pos) != len(look) {
+				return fmt.Errorf("lookup in %s: %d positions for %d keys", f.FileName, len(pos), len(look))
+			}
 			for j, i := range may {
 				p := pos[j]
 				if p < 0 || dvs.IsDeleted(f.FileName, p) {
@@ -89,24 +87,21 @@ func LookupSuperseded(levels *Levels, level int, keys [][]byte, dvs DeletionVect
 					return fmt.Errorf("lookup in %s: position %d beyond %d rows", f.FileName, p, f.RowCount)
 				}
 				found.Add(f.FileName, p)
-				if !last {
-					missed.addAll(remaining, lo+from, lo+int(i))
-				}
-				from = int(i) + 1
-			}
-			if !last {
-				missed.addAll(remaining, lo+from, hi)
+				hit = append(hit, lo+int(i))
 			}
 			return nil
-		}, func(lo, hi int) {
-			if !last {
-				missed.addAll(remaining, lo, hi)
-			}
 		})
 		if err != nil {
 			return nil, err
 		}
-		remaining = missed
+		if len(hit) == 0 || lv == deepest {
+			continue
+		}
+		if !owned {
+			remaining = keyBatch{keys: slices.Clone(remaining.keys), hashes: remaining.hashes}
+			owned = true
+		}
+		remaining.drop(hit)
 	}
 	return found, nil
 }
@@ -117,18 +112,27 @@ type keyBatch struct {
 	hashes []uint64
 }
 
-func (b *keyBatch) reserve(n int) {
-	b.keys, b.hashes = make([][]byte, 0, n), make([]uint64, 0, n)
+// drop removes the keys at the ascending indices at, in place.
+func (b *keyBatch) drop(at []int) {
+	w := at[0]
+	for n, i := range at {
+		end := len(b.keys)
+		if n+1 < len(at) {
+			end = at[n+1]
+		}
+		copy(b.keys[w:], b.keys[i+1:end])
+		copy(b.hashes[w:], b.hashes[i+1:end])
+		w += end - i - 1
+	}
+	clear(b.keys[w:])
+	b.keys, b.hashes = b.keys[:w], b.hashes[:w]
 }
 
-func (b *keyBatch) addAll(from keyBatch, lo, hi int) {
-	b.keys, b.hashes = append(b.keys, from.keys[lo:hi]...), append(b.hashes, from.hashes[lo:hi]...)
-}
-
-// routeKeys splits ascending keys over the files of a run: inFile gets each
-// file with the range [lo, hi) of keys inside its [min, max], outside gets
-// each range of keys no file covers. Both are called in key order.
-func routeKeys(run SortedRun, keys [][]byte, files BucketFiles, inFile func(f DataFileMeta, lo, hi int) error, outside func(lo, hi int)) error {
+// routeKeys hands inFile each file of a run with the range [lo, hi) of the
+// ascending keys inside its [min, max], in key order. The range's ends are
+// found by galloping from the previous file's: the cost follows the files,
+// not the keys.
+func routeKeys(run SortedRun, keys [][]byte, files BucketFiles, inFile func(f DataFileMeta, lo, hi int) error) error {
 	i := 0
 	for _, f := range run.Files {
 		if i == len(keys) {
@@ -142,25 +146,36 @@ func routeKeys(run SortedRun, keys [][]byte, files BucketFiles, inFile func(f Da
 		if err != nil {
 			return fmt.Errorf("max key of %s: %w", f.FileName, err)
 		}
+		i = gallopKeys(keys, i, func(k []byte) bool { return bytes.Compare(k, lo) >= 0 })
 		start := i
-		for i < len(keys) && bytes.Compare(keys[i], lo) < 0 {
-			i++
-		}
-		if i > start {
-			outside(start, i)
-		}
-		start = i
-		for i < len(keys) && bytes.Compare(keys[i], hi) <= 0 {
-			i++
-		}
+		i = gallopKeys(keys, i, func(k []byte) bool { return bytes.Compare(k, hi) > 0 })
 		if i > start {
 			if err := inFile(f, start, i); err != nil {
 				return err
 			}
 		}
 	}
-	if i < len(keys) {
-		outside(i, len(keys))
-	}
 	return nil
+}
+
+// gallopKeys returns the first index i >= from of keys with ge(keys[i]) (or
+// len(keys)), ge being false and then true along keys: steps doubling from
+// from, then a bisection of the last step, about 2*log2(distance) calls.
+func gallopKeys(keys [][]byte, from int, ge func(k []byte) bool) int {
+	lo, step := from, 1
+	for lo+step <= len(keys) && !ge(keys[lo+step-1]) {
+		lo += step
+		step *= 2
+	}
+	hi := min(len(keys), lo+step-1)
+	// keys[lo-1] (if lo > from) is below; the answer lies in [lo, hi].
+	for lo < hi {
+		m := int(uint(lo+hi) >> 1)
+		if ge(keys[m]) {
+			hi = m
+		} else {
+			lo = m + 1
+		}
+	}
+	return lo
 }

@@ -2,6 +2,9 @@ package table
 
 import (
 	"bytes"
+	"fmt"
+	"math/rand/v2"
+	"slices"
 	"strings"
 	"testing"
 )
@@ -69,6 +72,164 @@ func TestLookupSuperseded(t *testing.T) {
 	}
 	if _, err := LookupSuperseded(l, 1, keys("c", "a"), DeletionVectors{}, b); err == nil || !strings.Contains(err.Error(), "ascending") {
 		t.Fatalf("unsorted keys: err = %v", err)
+	}
+}
+
+// TestLookupSupersededMatchesModel looks random keys up in random trees
+// (levels of one to four files, empty levels, deleted rows) and compares
+// with a key-by-key search of the levels: keys found at a level go no
+// deeper, keys between files and keys no filter lets pass go on.
+func TestLookupSupersededMatchesModel(t *testing.T) {
+	for seed := range uint64(200) {
+		rng := rand.New(rand.NewPCG(seed, 7))
+		b := newMemBucket()
+		key := func() string { return fmt.Sprintf("k%04d", rng.IntN(300)) }
+		var metas []DataFileMeta
+		dvs := DeletionVectors{}
+		const numLevels = 7
+		for lv := int32(1); lv < numLevels; lv++ {
+			if rng.IntN(4) == 0 {
+				continue // an empty level
+			}
+			// A run: distinct sorted keys cut into files.
+			set := map[string]bool{}
+			for range 1 + rng.IntN(120) {
+				set[key()] = true
+			}
+			ks := make([]string, 0, len(set))
+			for k := range set {
+				ks = append(ks, k)
+			}
+			slices.Sort(ks)
+			pieces := 1 + rng.IntN(4)
+			for p := range pieces {
+				part := ks[p*len(ks)/pieces : (p+1)*len(ks)/pieces]
+				if len(part) == 0 {
+					continue
+				}
+				var rows []memRow
+				for _, k := range part {
+					rows = append(rows, ins(k, int64(lv), ""))
+				}
+				name := fmt.Sprintf("l%d-%d", lv, p)
+				metas = append(metas, b.file(name, lv, rows...))
+				for r := range rows {
+					if rng.IntN(8) == 0 {
+						dvs.Add(name, int64(r))
+					}
+				}
+			}
+		}
+		l, err := NewLevels(bytes.Compare, metas, numLevels)
+		if err != nil {
+			t.Fatal(err)
+		}
+		set := map[string]bool{}
+		for range rng.IntN(200) {
+			set[key()] = true
+		}
+		var keys [][]byte
+		for k := range set {
+			keys = append(keys, []byte(k))
+		}
+		slices.SortFunc(keys, bytes.Compare)
+		before := slices.Clone(keys)
+		level := rng.IntN(3)
+		got, err := LookupSuperseded(l, level, keys, dvs, b)
+		if err != nil {
+			t.Fatal(err)
+		}
+		want := DeletionVectors{}
+		for _, k := range keys {
+		levels:
+			for lv := level + 1; lv < numLevels; lv++ {
+				for _, f := range l.RunOfLevel(lv).Files {
+					for r, row := range b.files[f.FileName] {
+						if row.key == string(k) && !dvs.IsDeleted(f.FileName, int64(r)) {
+							want.Add(f.FileName, int64(r))
+							break levels
+						}
+					}
+				}
+			}
+		}
+		if g, w := dvString(got), dvString(want); g != w {
+			t.Fatalf("seed %d: superseded\n%s\nwant\n%s", seed, g, w)
+		}
+		if !slices.EqualFunc(keys, before, bytes.Equal) {
+			t.Fatalf("seed %d: LookupSuperseded changed its keys", seed)
+		}
+	}
+}
+
+// TestMayHoldChecksEachKeyInItsSegment: mayHold, which gallops over keys
+// and fences, answers as checking each key in the segment of the last fence
+// at or below it (the first segment for a key below every fence) does, for
+// dense, sparse and clustered keys.
+func TestMayHoldChecksEachKeyInItsSegment(t *testing.T) {
+	rng := rand.New(rand.NewPCG(3, 4))
+	all := randomSortedKeys(rng, 40_000)
+	var held [][]byte
+	for i := 0; i < len(all); i += 4 {
+		held = append(held, all[i])
+	}
+	f := buildKeyFilter(t, held)
+	for _, stride := range []int{1, 3, 17, 700, 5000} {
+		for _, cluster := range []int{1, 50} {
+			var keys [][]byte
+			for i := rng.IntN(stride); i < len(all); i += stride * cluster {
+				keys = append(keys, all[i:min(len(all), i+cluster)]...)
+			}
+			var want []int32
+			for i, k := range keys {
+				s := 0
+				for s+1 < len(f.fences) && bytes.Compare(k, f.fences[s+1]) >= 0 {
+					s++
+				}
+				if hasKeyBits(f.blocks[f.starts[s]:f.starts[s+1]], keyHash(k)) {
+					want = append(want, int32(i))
+				}
+			}
+			if got := f.mayHold(keys, hashesOf(keys), nil); !slices.Equal(got, want) {
+				t.Fatalf("stride %d, cluster %d: %d keys pass, want %d", stride, cluster, len(got), len(want))
+			}
+		}
+	}
+}
+
+func TestGallopKeys(t *testing.T) {
+	var keys [][]byte
+	for i := range 50 {
+		keys = append(keys, []byte{byte(2 * i)})
+	}
+	for from := 0; from <= len(keys); from++ {
+		for x := 0; x <= 101; x++ {
+			want := max(from, min(len(keys), (x+1)/2))
+			got := gallopKeys(keys, from, func(k []byte) bool { return int(k[0]) >= x })
+			if got != want {
+				t.Fatalf("from %d, first >= %d: %d, want %d", from, x, got, want)
+			}
+		}
+	}
+}
+
+func TestKeyBatchDrop(t *testing.T) {
+	for _, at := range [][]int{{0}, {4}, {0, 1, 2, 3, 4}, {1, 3}, {0, 4}, {2}} {
+		b := keyBatch{hashes: []uint64{10, 11, 12, 13, 14}}
+		for i := range 5 {
+			b.keys = append(b.keys, []byte{byte(i)})
+		}
+		b.drop(at)
+		var wantKeys [][]byte
+		var wantHashes []uint64
+		for i := range 5 {
+			if !slices.Contains(at, i) {
+				wantKeys, wantHashes = append(wantKeys, []byte{byte(i)}), append(wantHashes, uint64(10+i))
+			}
+		}
+		if !slices.EqualFunc(b.keys, wantKeys, bytes.Equal) || !slices.Equal(b.hashes, wantHashes) {
+			t.Fatalf("drop %v: %v %v, want %v %v", at, b.keys, b.hashes, wantKeys, wantHashes)
+		}
 	}
 }
 
