@@ -3,11 +3,19 @@ package nexmark
 import "math"
 
 // auction fills a for the auction-creating event eventID, which is event
-// number eventNumber of its subtask, at event time ts. Random draws follow
-// the reference's order: seller, category, initial bid, lifetime, item name,
-// description, reserve, extra.
-func (g *Generator) auction(a *Auction, eventID, eventNumber, ts int64, r *splitRandom) {
+// number eventNumber of its subtask, at event time ts, with the fields in
+// want (see Generator.NextWanted). Random draws follow the reference's
+// order: seller, category, initial bid, lifetime, item name, description,
+// reserve, extra; the draws after the last wanted field are skipped.
+func (g *Generator) auction(a *Auction, eventID, eventNumber, ts int64, r *splitRandom, want Fields) {
 	c := &g.cfg
+	*a = Auction{DateTime: ts}
+	if want&auctionID != 0 {
+		a.ID = c.lastBase0AuctionID(eventID) + FirstAuctionID
+	}
+	if want&auctionDrawn == 0 {
+		return
+	}
 	var seller int64
 	if r.nextIntN(int32(c.HotSellersRatio)) > 0 {
 		// The hot seller is the first person of the newest block of 100.
@@ -15,31 +23,71 @@ func (g *Generator) auction(a *Auction, eventID, eventNumber, ts int64, r *split
 	} else {
 		seller = c.randomBase0PersonID(eventID, r)
 	}
+	if want&auctionSeller != 0 {
+		a.Seller = seller + FirstPersonID
+	}
+	if want&auctionAfterSeller == 0 {
+		return
+	}
 	category := FirstCategoryID + int64(r.nextIntN(numCategories))
+	if want&auctionCategory != 0 {
+		a.Category = category
+	}
+	if want&auctionAfterCategory == 0 {
+		return
+	}
 	initialBid := nextPrice(r)
+	if want&auctionInitialBid != 0 {
+		a.InitialBid = initialBid
+	}
+	if want&auctionAfterInitialBid == 0 {
+		return
+	}
 	expires := ts + g.auctionLifetime(eventNumber, ts, r)
-
+	if want&auctionExpires != 0 {
+		a.Expires = expires
+	}
+	if want&auctionAfterExpires == 0 {
+		return
+	}
+	// The strings are drawn whenever a later field is wanted, but become
+	// strings only when wanted themselves.
 	b := appendSpacedString(g.scratch[:0], r, 20)
-	itemName := string(b)
-	b = appendSpacedString(b[:0], r, 100)
-	description := string(b)
+	size := 8 + len(b) + 5*8
+	if want&auctionItemName != 0 {
+		a.ItemName = string(b)
+	}
+	if want&auctionAfterItemName != 0 {
+		b = appendSpacedString(b[:0], r, 100)
+		size += len(b)
+		if want&auctionDescription != 0 {
+			a.Description = string(b)
+		}
+	}
 	g.scratch = b
-
+	if want&auctionAfterDescription == 0 {
+		return
+	}
 	reserve := initialBid + nextPrice(r)
-	size := 8 + len(itemName) + len(description) + 5*8
-	*a = Auction{
-		ID:          c.lastBase0AuctionID(eventID) + FirstAuctionID,
-		ItemName:    itemName,
-		Description: description,
-		InitialBid:  initialBid,
-		Reserve:     reserve,
-		DateTime:    ts,
-		Expires:     expires,
-		Seller:      seller + FirstPersonID,
-		Category:    category,
-		Extra:       g.tables.nextExtra(r, size, c.AvgAuctionBytes),
+	if want&auctionReserve != 0 {
+		a.Reserve = reserve
+	}
+	if want&auctionExtra != 0 {
+		a.Extra = g.tables.nextExtra(r, size, c.AvgAuctionBytes)
 	}
 }
+
+// The fields wanted from a stage of an auction's draws on: a stage is
+// skipped when none of them is.
+const (
+	auctionAfterDescription = auctionReserve | auctionExtra
+	auctionAfterItemName    = auctionDescription | auctionAfterDescription
+	auctionAfterExpires     = auctionItemName | auctionAfterItemName
+	auctionAfterInitialBid  = auctionExpires | auctionAfterExpires
+	auctionAfterCategory    = auctionInitialBid | auctionAfterInitialBid
+	auctionAfterSeller      = auctionCategory | auctionAfterCategory
+	auctionDrawn            = auctionSeller | auctionAfterSeller
+)
 
 // auctionLifetime is uniform on [1, 2·horizon] ms, where horizon is the
 // event time until NumInFlightAuctions more auctions have been created, so

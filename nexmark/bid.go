@@ -1,15 +1,28 @@
 package nexmark
 
-// bid fills b for the bid event eventID at event time ts. Random draws follow
-// the reference's order: auction, bidder, price, channel, extra.
-func (g *Generator) bid(b *Bid, eventID, ts int64, r *splitRandom) {
+// bid fills b for the bid event eventID at event time ts, with the fields
+// in want (see Generator.NextWanted). Random draws follow the reference's
+// order, which is the order of the fields: auction, bidder, price, channel
+// (with the URL), extra; the draws after the last wanted field are skipped.
+func (g *Generator) bid(b *Bid, eventID, ts int64, r *splitRandom, want Fields) {
 	c := &g.cfg
+	*b = Bid{DateTime: ts}
+	rest := want & (bidFields &^ bidDateTime)
+	if rest == 0 {
+		return
+	}
 	var auction int64
 	if r.nextIntN(int32(c.HotAuctionRatio)) > 0 {
 		// The hot auction is the first of the newest block of 100 auctions.
 		auction = c.lastBase0AuctionID(eventID) / hotAuctionBlock * hotAuctionBlock
 	} else {
 		auction = c.randomBase0AuctionID(eventID, r)
+	}
+	if want&bidAuction != 0 {
+		b.Auction = auction + FirstAuctionID
+	}
+	if rest < bidBidder {
+		return
 	}
 	var bidder int64
 	if r.nextIntN(int32(c.HotBiddersRatio)) > 0 {
@@ -18,7 +31,22 @@ func (g *Generator) bid(b *Bid, eventID, ts int64, r *splitRandom) {
 	} else {
 		bidder = c.randomBase0PersonID(eventID, r)
 	}
+	if want&bidBidder != 0 {
+		// The reference adds FirstPersonID to the bidder twice, so bidder
+		// ids are person ids plus 1000 and never equal a Person.ID. Kept:
+		// it is the stream every published Nexmark figure was measured on.
+		b.Bidder = bidder + 2*FirstPersonID
+	}
+	if rest < bidPrice {
+		return
+	}
 	price := nextPrice(r)
+	if want&bidPrice != 0 {
+		b.Price = price
+	}
+	if rest < bidChannel {
+		return
+	}
 	var channel, url string
 	if r.nextIntN(hotChannelsRatio) > 0 {
 		i := r.nextIntN(int32(len(hotChannels)))
@@ -27,16 +55,14 @@ func (g *Generator) bid(b *Bid, eventID, ts int64, r *splitRandom) {
 		i := r.nextIntN(numChannels)
 		channel, url = g.tables.channels[i], g.tables.channelURLs[i]
 	}
-	*b = Bid{
-		Auction: auction + FirstAuctionID,
-		// The reference adds FirstPersonID to the bidder twice, so bidder
-		// ids are person ids plus 1000 and never equal a Person.ID. Kept:
-		// it is the stream every published Nexmark figure was measured on.
-		Bidder:   bidder + 2*FirstPersonID,
-		Price:    price,
-		Channel:  channel,
-		URL:      url,
-		DateTime: ts,
-		Extra:    g.tables.nextExtra(r, 4*8, c.AvgBidBytes),
+	if want&bidChannel != 0 {
+		b.Channel = channel
 	}
+	if want&bidURL != 0 {
+		b.URL = url
+	}
+	if rest < bidExtra {
+		return
+	}
+	b.Extra = g.tables.nextExtra(r, 4*8, c.AvgBidBytes)
 }

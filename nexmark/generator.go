@@ -110,23 +110,24 @@ func (g *Generator) SetOffset(offset int64) error {
 // events left), and returns n; zero means the subtask is exhausted. Strings
 // in the events are never modified afterwards, so rows may keep them.
 func (g *Generator) Next(batch []Event) int {
-	return g.NextWanted(batch, [3]bool{true, true, true})
+	return g.NextWanted(batch, &AllWanted)
 }
 
-// NextWanted is Next for a reader that uses only the kinds wanted[kind]:
-// an event of another kind holds its id, kind and event time (the DateTime
-// of its member) and nothing else, and costs none of its random draws. An
-// event depends on its id alone, so skipping one changes no other.
-func (g *Generator) NextWanted(batch []Event, wanted [3]bool) int {
+// NextWanted is Next for a reader that uses only the fields wanted[kind] of
+// events of each kind: a field outside them holds its zero value, except
+// DateTime, which every event holds, and the fields' strings and the random
+// draws after the last wanted field are skipped. An event depends on its id
+// alone, so skipping one changes no other.
+func (g *Generator) NextWanted(batch []Event, wanted *Wanted) int {
 	n := int(min(int64(len(batch)), g.numEvents-g.offset))
 	for i := range n {
-		g.fill(&batch[i], g.offset+int64(i), &wanted)
+		g.fill(&batch[i], g.offset+int64(i), wanted)
 	}
 	g.offset += int64(n)
 	return n
 }
 
-func (g *Generator) fill(e *Event, offset int64, wanted *[3]bool) {
+func (g *Generator) fill(e *Event, offset int64, wanted *Wanted) {
 	eventNumber := 1 + offset
 	id := g.firstEventID + eventNumber
 	ts := g.timestamp(eventNumber)
@@ -148,25 +149,14 @@ func (g *Generator) fill(e *Event, offset int64, wanted *[3]bool) {
 	if e.Kind != KindBid {
 		e.Bid = Bid{}
 	}
-	if !wanted[e.Kind] {
-		switch e.Kind {
-		case KindPerson:
-			e.Person = Person{DateTime: ts}
-		case KindAuction:
-			e.Auction = Auction{DateTime: ts}
-		default:
-			e.Bid = Bid{DateTime: ts}
-		}
-		return
-	}
 	r := newSplitRandom(eventSeed(g.seedMix, id))
-	switch e.Kind {
+	switch want := wanted[e.Kind]; e.Kind {
 	case KindPerson:
-		g.person(&e.Person, id, ts, &r)
+		g.person(&e.Person, id, ts, &r, want)
 	case KindAuction:
-		g.auction(&e.Auction, id, eventNumber, ts, &r)
+		g.auction(&e.Auction, id, eventNumber, ts, &r, want)
 	default:
-		g.bid(&e.Bid, id, ts, &r)
+		g.bid(&e.Bid, id, ts, &r, want)
 	}
 }
 

@@ -22,12 +22,23 @@ type Source interface {
 }
 
 // OutputUse is how the consumers of one source output use its rows.
-type OutputUse uint8
+type OutputUse struct {
+	Rows RowUse
+	// Columns, when not nil, are the columns of the output's schema that
+	// every row emitted to the output holds, in this order: the consumers
+	// all start with this projection, and the reader makes it while it
+	// builds the row instead of building every column for them to copy.
+	// A reader must honour it. Nil means every column, in schema order.
+	Columns []int
+}
+
+// RowUse is whether and how the consumers of a source output use its rows.
+type RowUse uint8
 
 const (
 	// Unread: the output has no consumers, and a reader may skip building
 	// its rows.
-	Unread OutputUse = iota
+	Unread RowUse = iota
 	// Kept: consumers may keep the rows; each row emitted must be one no
 	// one else writes.
 	Kept
@@ -36,6 +47,18 @@ const (
 	// output's rows in the same storage.
 	Borrowed
 )
+
+func (u RowUse) String() string {
+	switch u {
+	case Unread:
+		return "unread"
+	case Kept:
+		return "kept"
+	case Borrowed:
+		return "borrowed"
+	}
+	return fmt.Sprintf("RowUse(%d)", uint8(u))
+}
 
 // ReadStatus is what a SplitReader.Read call leaves behind.
 type ReadStatus uint8
@@ -77,7 +100,7 @@ type RowsSource struct {
 func (s *RowsSource) Schemas() []Schema { return []Schema{s.Schema} }
 func (s *RowsSource) Splits() int       { return len(s.Rows) }
 
-func (s *RowsSource) Open(split int, offset int64, _ []OutputUse) (SplitReader, error) {
+func (s *RowsSource) Open(split int, offset int64, uses []OutputUse) (SplitReader, error) {
 	if split < 0 || split >= len(s.Rows) {
 		return nil, fmt.Errorf("split %d of %d", split, len(s.Rows))
 	}
@@ -85,6 +108,9 @@ func (s *RowsSource) Open(split int, offset int64, _ []OutputUse) (SplitReader, 
 		return nil, fmt.Errorf("split %d: offset %d outside [0, %d]", split, offset, len(s.Rows[split]))
 	}
 	r := &rowsReader{src: s, rows: s.Rows[split], off: int(offset), maxTime: math.MinInt64}
+	if len(uses) > 0 {
+		r.columns = uses[0].Columns
+	}
 	if s.EventTime != nil {
 		for _, row := range r.rows[:r.off] {
 			r.maxTime = max(r.maxTime, s.EventTime(row))
@@ -96,6 +122,8 @@ func (s *RowsSource) Open(split int, offset int64, _ []OutputUse) (SplitReader, 
 type rowsReader struct {
 	src     *RowsSource
 	rows    []Row
+	columns []int // the projection to emit, if any
+	arena   rowArena
 	off     int
 	maxTime int64
 }
@@ -105,6 +133,13 @@ func (r *rowsReader) Read(n int, emit func(int, Row)) (ReadStatus, error) {
 	for _, row := range r.rows[r.off:end] {
 		if r.src.EventTime != nil {
 			r.maxTime = max(r.maxTime, r.src.EventTime(row))
+		}
+		if r.columns != nil {
+			out := r.arena.take(len(r.columns))
+			for j, c := range r.columns {
+				out[j] = row[c]
+			}
+			row = out
 		}
 		emit(0, row)
 	}

@@ -3,6 +3,7 @@ package runtime
 import (
 	"fmt"
 	"math"
+	"slices"
 
 	"github.com/asynkron/protoactor-go/actor"
 
@@ -85,6 +86,16 @@ func (t *sourceTask) setup(self *actor.PID, m *wireMsg) error {
 	t.uses = make([]OutputUse, len(n.outs))
 	for i, es := range n.outs {
 		t.uses[i] = outputUse(es)
+		if cols := t.uses[i].Columns; cols != nil {
+			// The reader makes the projection the edges start with.
+			for _, ei := range t.out.byOutput[i] {
+				e := &t.out.edges[ei]
+				if len(e.chain) == 0 || !slices.Equal(e.chain[0].project, cols) {
+					panic(fmt.Sprintf("runtime: output %d: an edge does not start with the projection %v its reader makes", i, cols))
+				}
+				e.chain = e.chain[1:]
+			}
+		}
 	}
 	offsets := map[int]int64{}
 	if r := t.start().restore; r != nil {
@@ -104,19 +115,41 @@ func (t *sourceTask) setup(self *actor.PID, m *wireMsg) error {
 	return nil
 }
 
-// outputUse is how the edges es use the rows of the output they consume:
-// each edge whose steps project before anything could keep the row copies
-// out the columns it keeps.
+// outputUse is how the edges es use the rows of the output they consume.
+// A projection that every edge starts with is left to the reader; each edge
+// whose steps (after that projection) project before anything could keep
+// the row copies out the columns it keeps.
 func outputUse(es []*edge) OutputUse {
 	if len(es) == 0 {
-		return Unread
+		return OutputUse{Rows: Unread}
+	}
+	use := OutputUse{Rows: Borrowed, Columns: leadingProjection(es)}
+	skip := 0
+	if use.Columns != nil {
+		skip = 1
 	}
 	for _, e := range es {
-		if !projectsFirst(e.chain) {
-			return Kept
+		if !projectsFirst(e.chain[skip:]) {
+			use.Rows = Kept
 		}
 	}
-	return Borrowed
+	return use
+}
+
+// leadingProjection is the projection that every edge of es starts with, or
+// nil if they do not all start with the same one.
+func leadingProjection(es []*edge) []int {
+	var cols []int
+	for i, e := range es {
+		if len(e.chain) == 0 || e.chain[0].project == nil {
+			return nil
+		}
+		if i > 0 && !slices.Equal(e.chain[0].project, cols) {
+			return nil
+		}
+		cols = e.chain[0].project
+	}
+	return slices.Clone(cols)
 }
 
 // schedule makes sure a produceMsg is on its way.

@@ -1,7 +1,9 @@
 package jobs
 
 import (
+	"fmt"
 	"math"
+	"slices"
 
 	"github.com/lakestate/lakestate/nexmark"
 	"github.com/lakestate/lakestate/runtime"
@@ -37,21 +39,47 @@ func (s *Source) Open(split int, offset int64, uses []runtime.OutputUse) (runtim
 		return nil, err
 	}
 	rd := &reader{gen: g, maxTime: math.MinInt64}
+	schemas := s.Schemas()
 	for k := range rd.wanted {
-		use := runtime.Unread
+		use := runtime.OutputUse{Rows: runtime.Unread}
 		if k < len(uses) {
 			use = uses[k]
 		}
-		rd.wanted[k] = use != runtime.Unread
-		if use == runtime.Borrowed {
-			rd.borrowed[k] = make(runtime.Row, len(s.Schemas()[k]))
+		if use.Rows == runtime.Unread {
+			continue
+		}
+		rd.cols[k] = use.Columns
+		width := len(use.Columns)
+		if use.Columns == nil {
+			width = len(schemas[k])
+		}
+		rd.width[k] = width
+		for c := range schemas[k] {
+			if use.Columns == nil || slices.Contains(use.Columns, c) {
+				rd.wanted[k] |= fieldOf(nexmark.EventKind(k), c)
+			}
+		}
+		if use.Rows == runtime.Borrowed {
+			rd.borrowed[k] = make(runtime.Row, width)
 		}
 	}
 	return rd, nil
 }
 
-// eventBatch is the events generated at a time.
-const eventBatch = 256
+// fieldOf is the generator field that column c of kind's rows holds: the
+// columns of a kind follow the fields of its struct, and a bid's event id
+// column is the event's id, which the generator always gives.
+func fieldOf(kind nexmark.EventKind, c int) nexmark.Fields {
+	if kind == nexmark.KindBid && c == BidEventID {
+		return 0
+	}
+	return 1 << c
+}
+
+// eventBatch is the events generated at a time, into a buffer on the
+// stack: they are written without the write barriers a heap buffer would
+// take for their strings while the collector runs.
+const eventBatch = 32
 
 // rowChunk is the datums of a chunk of source rows: 32,640 bytes, the
 // largest size class holds it.
@@ -59,13 +87,17 @@ const rowChunk = 816
 
 type reader struct {
 	gen *nexmark.Generator
-	// wanted says by event kind whether its rows are read: the generator
-	// skips the others.
-	wanted [3]bool
+	// wanted is, by event kind, the generator fields its rows hold; zero
+	// for a kind that is not read.
+	wanted nexmark.Wanted
+	// cols is, by event kind, the columns of its rows: the projection its
+	// output's consumers start with, or nil for every column.
+	cols [3][]int
+	// width is, by event kind, the length of its rows.
+	width [3]int
 	// borrowed is, by event kind, the one row that every row of a Borrowed
 	// output is built in; nil for the other outputs.
 	borrowed [3]runtime.Row
-	events   []nexmark.Event
 	maxTime  int64
 }
 
@@ -75,10 +107,11 @@ func (r *reader) Read(n int, emit func(int, runtime.Row)) (runtime.ReadStatus, e
 	// chunk is zeroed right before its rows are written, while it is in
 	// cache, and a row kept downstream keeps only its chunk alive.
 	var chunk []runtime.Datum
-	take := func(kind nexmark.EventKind, w int) runtime.Row {
+	take := func(kind nexmark.EventKind) runtime.Row {
 		if row := r.borrowed[kind]; row != nil {
 			return row
 		}
+		w := r.width[kind]
 		if len(chunk) < w {
 			chunk = make([]runtime.Datum, rowChunk)
 		}
@@ -86,30 +119,49 @@ func (r *reader) Read(n int, emit func(int, runtime.Row)) (runtime.ReadStatus, e
 		chunk = chunk[w:]
 		return row
 	}
-	// Events are generated a few at a time, so that they are still in
-	// cache when their rows are built.
-	if r.events == nil {
-		r.events = make([]nexmark.Event, eventBatch)
-	}
+	var events [eventBatch]nexmark.Event
 	for n > 0 {
-		got := r.gen.NextWanted(r.events[:min(n, eventBatch)], r.wanted)
+		got := r.gen.NextWanted(events[:min(n, eventBatch)], &r.wanted)
 		if got == 0 {
 			break
 		}
 		n -= got
-		for i := range r.events[:got] {
-			e := &r.events[i]
-			r.maxTime = max(r.maxTime, e.DateTime())
-			if !r.wanted[e.Kind] {
+		// Event time never decreases along a split.
+		r.maxTime = max(r.maxTime, events[got-1].DateTime())
+		for i := range events[:got] {
+			e := &events[i]
+			if r.wanted[e.Kind] == 0 {
 				continue
 			}
-			switch e.Kind {
+			row := take(e.Kind)
+			switch cols := r.cols[e.Kind]; e.Kind {
 			case nexmark.KindPerson:
-				emit(Persons, personRow(take(e.Kind, len(PersonSchema)), &e.Person))
+				if cols == nil {
+					personRow(row, &e.Person)
+				} else {
+					for j, c := range cols {
+						row[j] = personColumn(&e.Person, c)
+					}
+				}
+				emit(Persons, row)
 			case nexmark.KindAuction:
-				emit(Auctions, auctionRow(take(e.Kind, len(AuctionSchema)), &e.Auction))
+				if cols == nil {
+					auctionRow(row, &e.Auction)
+				} else {
+					for j, c := range cols {
+						row[j] = auctionColumn(&e.Auction, c)
+					}
+				}
+				emit(Auctions, row)
 			case nexmark.KindBid:
-				emit(Bids, bidRow(take(e.Kind, len(BidSchema)), &e.Bid, e.ID))
+				if cols == nil {
+					bidRow(row, &e.Bid, e.ID)
+				} else {
+					for j, c := range cols {
+						row[j] = bidColumn(&e.Bid, e.ID, c)
+					}
+				}
+				emit(Bids, row)
 			}
 		}
 	}
@@ -164,6 +216,76 @@ func bidRow(row runtime.Row, b *nexmark.Bid, eventID int64) runtime.Row {
 	row[BidExtra] = subtask.Str(b.Extra)
 	row[BidEventID] = subtask.Int(eventID)
 	return row
+}
+
+func personColumn(p *nexmark.Person, c int) runtime.Datum {
+	switch c {
+	case PersonID:
+		return subtask.Int(p.ID)
+	case PersonName:
+		return subtask.Str(p.Name)
+	case PersonEmail:
+		return subtask.Str(p.EmailAddress)
+	case PersonCreditCard:
+		return subtask.Str(p.CreditCard)
+	case PersonCity:
+		return subtask.Str(p.City)
+	case PersonState:
+		return subtask.Str(p.State)
+	case PersonDateTime:
+		return subtask.Int(p.DateTime)
+	case PersonExtra:
+		return subtask.Str(p.Extra)
+	}
+	panic(fmt.Sprintf("jobs: person column %d", c))
+}
+
+func auctionColumn(a *nexmark.Auction, c int) runtime.Datum {
+	switch c {
+	case AuctionID:
+		return subtask.Int(a.ID)
+	case AuctionItemName:
+		return subtask.Str(a.ItemName)
+	case AuctionDescription:
+		return subtask.Str(a.Description)
+	case AuctionInitialBid:
+		return subtask.Int(a.InitialBid)
+	case AuctionReserve:
+		return subtask.Int(a.Reserve)
+	case AuctionDateTime:
+		return subtask.Int(a.DateTime)
+	case AuctionExpires:
+		return subtask.Int(a.Expires)
+	case AuctionSeller:
+		return subtask.Int(a.Seller)
+	case AuctionCategory:
+		return subtask.Int(a.Category)
+	case AuctionExtra:
+		return subtask.Str(a.Extra)
+	}
+	panic(fmt.Sprintf("jobs: auction column %d", c))
+}
+
+func bidColumn(b *nexmark.Bid, eventID int64, c int) runtime.Datum {
+	switch c {
+	case BidAuction:
+		return subtask.Int(b.Auction)
+	case BidBidder:
+		return subtask.Int(b.Bidder)
+	case BidPrice:
+		return subtask.Int(b.Price)
+	case BidChannel:
+		return subtask.Str(b.Channel)
+	case BidURL:
+		return subtask.Str(b.URL)
+	case BidDateTime:
+		return subtask.Int(b.DateTime)
+	case BidExtra:
+		return subtask.Str(b.Extra)
+	case BidEventID:
+		return subtask.Int(eventID)
+	}
+	panic(fmt.Sprintf("jobs: bid column %d", c))
 }
 
 // auctionOf reads an auction back from its columns starting at at.
