@@ -72,6 +72,25 @@ func (r *splitRandom) nextIntN(bound int32) int32 {
 	}
 }
 
+// intMod is the first try of nextIntN for a bound that is not a power of
+// two: the draw u mod bound, and whether it passes the rejection test.
+// Inlined into a loop with a constant bound, it divides by multiplying.
+func (r *splitRandom) intMod(bound int32) (int32, bool) {
+	u := int32(uint32(r.nextInt()) >> 1)
+	v := u % bound
+	return v, u+(bound-1)-v >= 0
+}
+
+// rejected draws until nextIntN's rejection test passes: nextIntN after a
+// rejected first draw.
+func (r *splitRandom) rejected(bound int32) int32 {
+	for {
+		if v, ok := r.intMod(bound); ok {
+			return v
+		}
+	}
+}
+
 // nextDouble is SplittableRandom.nextDouble(): uniform on [0, 1) with 53 bits.
 func (r *splitRandom) nextDouble() float64 {
 	return float64(mix64(r.nextSeed())>>11) * (1.0 / (1 << 53))

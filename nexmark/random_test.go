@@ -108,3 +108,26 @@ func TestNextIntNIsUniform(t *testing.T) {
 		}
 	}
 }
+
+// intMod, and rejected after a rejected first try, draw what nextIntN
+// draws. A bound just above 2^30 rejects about half of the first tries.
+func TestIntModIsNextIntN(t *testing.T) {
+	rejections := 0
+	for _, bound := range []int32{13, 26, 10000, 1<<30 + 1} {
+		a, b := newSplitRandom(9), newSplitRandom(9)
+		for range 10000 {
+			want := a.nextIntN(bound)
+			got, ok := b.intMod(bound)
+			if !ok {
+				rejections++
+				got = b.rejected(bound)
+			}
+			if got != want || a != b {
+				t.Fatalf("bound %d: drew %d (seed %x), nextIntN %d (seed %x)", bound, got, b.seed, want, a.seed)
+			}
+		}
+	}
+	if rejections < 1000 {
+		t.Fatalf("only %d rejected first tries", rejections)
+	}
+}

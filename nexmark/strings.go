@@ -89,15 +89,24 @@ func baseURL(r *splitRandom) string {
 }
 
 // appendRandomString appends minRandomStringLen to maxLen-1 characters, each
-// a lowercase letter or, with probability 1/13, special.
+// a lowercase letter or, with probability 1/13, special. The draws are
+// nextIntN(13) and nextIntN(26), inlined: strings take most of an
+// auction's draws.
 func appendRandomString(dst []byte, r *splitRandom, maxLen int32, special byte) []byte {
 	n := minRandomStringLen + r.nextIntN(maxLen-minRandomStringLen)
 	for range n {
-		if r.nextIntN(13) == 0 {
-			dst = append(dst, special)
-		} else {
-			dst = append(dst, byte('a'+r.nextIntN(26)))
+		v, ok := r.intMod(13)
+		if !ok {
+			v = r.rejected(13)
 		}
+		if v == 0 {
+			dst = append(dst, special)
+			continue
+		}
+		if v, ok = r.intMod(26); !ok {
+			v = r.rejected(26)
+		}
+		dst = append(dst, byte('a'+v))
 	}
 	return dst
 }
