@@ -156,11 +156,11 @@ func (o *aggOp) Process(_ int, recs []Record, out Emitter) error {
 	}
 	for g, first := range o.first {
 		before, acc := o.vals[first], o.acc[g]
-		key, row := keys[first], recs[first].Row
+		row := recs[first].Row
 		if acc[0].Int() == 0 {
-			o.state.Delete(key)
+			o.state.DeleteAt(first)
 		} else {
-			o.state.Put(key, acc)
+			o.state.PutAt(first, acc)
 		}
 		switch {
 		case before == nil && acc[0].Int() > 0:

@@ -83,7 +83,7 @@ func (o *dedupOp) Process(_ int, recs []Record, out Emitter) error {
 		if before != nil && before.Equal(after) {
 			continue
 		}
-		o.state.Put(keys[first], after)
+		o.state.PutAt(first, after)
 		if before == nil {
 			out.Emit(Insert, after)
 		} else {

@@ -104,10 +104,10 @@ func (o *topNOp) Process(_ int, recs []Record, out Emitter) error {
 			continue
 		}
 		if len(after) == 0 {
-			o.state.Delete(keys[first])
+			o.state.DeleteAt(first)
 		} else {
 			after = o.keep(before, after)
-			o.state.Put(keys[first], after)
+			o.state.PutAt(first, after)
 		}
 		o.emitDiff(out, before[:min(o.spec.N, len(before))], after[:min(o.spec.N, len(after))])
 	}

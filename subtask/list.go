@@ -25,7 +25,9 @@ type ListState struct {
 	nDirty int
 
 	enc    []byte
-	misses []valueMiss
+	strs   strSlab     // the buffer's keys read by GetBatch
+	misses []valueMiss // keys of a batch not in the buffer; idx is the slot
+	late   []lateRead
 	probe  []string
 	found  []listImage
 	// batchAt is the slot of every key of the last GetBatch, groupOf the
@@ -45,6 +47,8 @@ type listSlot struct {
 	image listImage
 	known bool
 	dirty bool
+	// pending: added by the batch being read, its image not yet read.
+	pending bool
 }
 
 // listImage is a list as the table holds it. Positions are 0..n-1 when
@@ -70,19 +74,34 @@ func (ls *ListState) Name() string { return ls.l.Name }
 // GetBatch returns the list of every key (empty when absent), reading the keys
 // the buffer lacks from the committed table with one prefix probe. The result
 // reuses out's storage; lists stay readable until the batch ends.
+//
+// A key's first miss puts its slot in the buffer at once, so the batch's
+// later records of the key find it there: only distinct keys are sorted for
+// the probe.
 func (ls *ListState) GetBatch(keys []Key, out [][]Row) ([][]Row, error) {
 	out = slices.Grow(out[:0], len(keys))[:len(keys)]
-	ls.misses = ls.misses[:0]
+	ls.misses, ls.late = ls.misses[:0], ls.late[:0]
 	ls.batchAt = slices.Grow(ls.batchAt[:0], len(keys))[:len(keys)]
 	for i, k := range keys {
 		ls.enc = ls.l.AppendKey(ls.enc[:0], k)
 		if at, ok := ls.buf.lookup(ls.enc); ok {
 			ls.batchAt[i] = at
+			if ls.buf.slots[at].pending {
+				ls.late = append(ls.late, lateRead{idx: i, at: at})
+				continue
+			}
 			ls.pruneExpired(at)
 			out[i] = ls.buf.slots[at].elems
 			continue
 		}
-		ls.misses = append(ls.misses, newMiss(ls.enc, i))
+		miss := newMiss(ls.strs.str(ls.enc), 0)
+		at := ls.buf.add(miss.key)
+		ls.buf.slots[at].pending = true
+		ls.clean = append(ls.clean, at)
+		ls.batchAt[i] = at
+		ls.late = append(ls.late, lateRead{idx: i, at: at})
+		miss.idx = int(at)
+		ls.misses = append(ls.misses, miss)
 	}
 	if len(ls.misses) == 0 {
 		return out, nil
@@ -90,22 +109,22 @@ func (ls *ListState) GetBatch(keys []Key, out [][]Row) ([][]Row, error) {
 	sortMisses(ls.misses)
 	ls.probe = distinctKeys(ls.probe[:0], ls.misses)
 	if err := ls.images(ls.probe); err != nil {
+		// The slots made for the batch's misses must not stay, unread, in
+		// the buffer.
+		for _, m := range ls.misses {
+			ls.buf.drop(int32(m.idx))
+		}
 		ls.batchAt = ls.batchAt[:0]
 		return nil, err
 	}
-	j, at := -1, int32(-1)
-	for i, m := range ls.misses {
-		if i == 0 || m.key != ls.misses[i-1].key {
-			j++
-			at = ls.buf.add(m.key)
-			slot := &ls.buf.slots[at]
-			slot.image, slot.known = ls.found[j], true
-			slot.elems, slot.ts = slot.image.elems, slot.image.ts
-			ls.clean = append(ls.clean, at)
-			ls.pruneExpired(at)
-		}
-		ls.batchAt[m.idx] = at
-		out[m.idx] = ls.buf.slots[at].elems
+	for j, m := range ls.misses {
+		slot := &ls.buf.slots[m.idx]
+		slot.image, slot.known, slot.pending = ls.found[j], true, false
+		slot.elems, slot.ts = slot.image.elems, slot.image.ts
+		ls.pruneExpired(int32(m.idx))
+	}
+	for _, r := range ls.late {
+		out[r.idx] = ls.buf.slots[r.at].elems
 	}
 	return out, nil
 }
@@ -196,29 +215,49 @@ func (ls *ListState) markDirty(slot *listSlot) {
 
 // Put replaces the list of a key; an empty list removes the key.
 func (ls *ListState) Put(k Key, elems []Row) {
+	ls.set(k, elems, ls.putTimes(elems))
+}
+
+// putTimes is the write times of a Put's elements: nil without a TTL.
+func (ls *ListState) putTimes(elems []Row) []int64 {
 	for _, e := range elems {
 		if len(e) != len(ls.l.Value) {
 			panic(fmt.Sprintf("subtask: state %q: row has %d values, layout %d", ls.l.Name, len(e), len(ls.l.Value)))
 		}
 	}
-	var ts []int64
-	if ls.l.hasTTL() {
-		ts = make([]int64, len(elems))
-		for i := range ts {
-			ts[i] = ls.store.now
-		}
+	if !ls.l.hasTTL() {
+		return nil
 	}
-	ls.set(k, elems, ts)
+	ts := make([]int64, len(elems))
+	for i := range ts {
+		ts[i] = ls.store.now
+	}
+	return ts
 }
 
 // Delete removes the list of a key.
 func (ls *ListState) Delete(k Key) { ls.set(k, nil, nil) }
+
+// PutAt replaces the list of key i of the last GetBatch, as Put of that
+// key does, without encoding the key again or looking it up: GetBatch left
+// its slot in the buffer for the rest of the batch.
+func (ls *ListState) PutAt(i int, elems []Row) { ls.setAt(ls.batchAt[i], elems, ls.putTimes(elems)) }
+
+// DeleteAt removes the list of key i of the last GetBatch (see PutAt).
+func (ls *ListState) DeleteAt(i int) { ls.setAt(ls.batchAt[i], nil, nil) }
 
 func (ls *ListState) set(k Key, elems []Row, ts []int64) {
 	ls.enc = ls.l.AppendKey(ls.enc[:0], k)
 	at, ok := ls.buf.lookup(ls.enc)
 	if !ok {
 		at = ls.buf.add(string(ls.enc))
+	}
+	ls.setAt(at, elems, ts)
+}
+
+func (ls *ListState) setAt(at int32, elems []Row, ts []int64) {
+	if !ls.buf.live(at) || ls.buf.slots[at].pending {
+		panic(fmt.Sprintf("subtask: state %q: write to slot %d, which holds no key read", ls.l.Name, at))
 	}
 	slot := &ls.buf.slots[at]
 	slot.elems, slot.ts = elems, ts

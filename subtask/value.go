@@ -253,6 +253,22 @@ func (v *ValueState) Put(k Key, value Row) {
 // Delete removes a key.
 func (v *ValueState) Delete(k Key) { v.set(k, nil, noWriteTime) }
 
+// PutAt sets the row of key i of the last GetBatch, as Put of that key
+// does, without encoding the key again or looking it up: GetBatch left its
+// slot in the buffer for the rest of the batch.
+func (v *ValueState) PutAt(i int, value Row) {
+	if len(value) != len(v.l.Value) {
+		panic(fmt.Sprintf("subtask: state %q: row has %d values, layout %d", v.l.Name, len(value), len(v.l.Value)))
+	}
+	if value == nil {
+		value = Row{}
+	}
+	v.setAt(v.batchAt[i], value, v.store.writeTime(v.l))
+}
+
+// DeleteAt removes key i of the last GetBatch (see PutAt).
+func (v *ValueState) DeleteAt(i int) { v.setAt(v.batchAt[i], nil, noWriteTime) }
+
 // DeleteBatch removes keys.
 func (v *ValueState) DeleteBatch(keys []Key) {
 	for _, k := range keys {
@@ -329,6 +345,13 @@ func (v *ValueState) set(k Key, value Row, ts int64) {
 	}
 	if !ok {
 		at = v.add(v.strs.str(v.enc))
+	}
+	v.setAt(at, value, ts)
+}
+
+func (v *ValueState) setAt(at int32, value Row, ts int64) {
+	if !v.buf.live(at) || v.buf.slots[at].pending {
+		panic(fmt.Sprintf("subtask: state %q: write to slot %d, which holds no key read", v.l.Name, at))
 	}
 	slot := &v.buf.slots[at]
 	if !slot.dirty {
