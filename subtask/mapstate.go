@@ -120,9 +120,9 @@ func (m *MapState) recycle(a []mapEntry) {
 	m.outgrown[c] = a[:0]
 }
 
-// lastLookup is the last entry key a handle looked up: its datums, its
-// encoding, and its position in the handle's entries while only writes that
-// account for it (moved) changed them.
+// lastLookup is the last entry key a Get looked up (me nil: none kept): its
+// datums, its encoding, and its position in the handle's entries while only
+// writes that account for it (moved) changed them.
 type lastLookup struct {
 	me  *MapEntries
 	sub Row
@@ -376,17 +376,23 @@ func (me *MapEntries) find(sub []byte) (int, bool) {
 }
 
 // locate returns the encoding of an entry key, its position and whether it
-// is there. An operator reads an entry and then writes it (Get, then Put or
-// Delete), so the last lookup is kept: the same handle asking for equal
-// datums again skips the encoding and the search.
-func (me *MapEntries) locate(sub Row) ([]byte, int, bool) {
+// is there. An operator that reads an entry and then writes it (Get, then
+// Put or Delete) looks it up once: a Get keeps its lookup (keep), and the
+// same handle asking for equal datums again skips the encoding and the
+// search. A write does not keep its own: one that was not read first (a
+// join side's row by its unique columns) is seldom asked for again, and
+// keeping it cost a copy of its datums.
+func (me *MapEntries) locate(sub Row, keep bool) ([]byte, int, bool) {
 	last := &me.m.last
 	if last.me == me && last.sub.Equal(sub) {
 		return last.enc, last.at, last.ok
 	}
+	last.me = nil
 	last.enc = me.m.l.appendSub(last.enc[:0], sub)
 	last.at, last.ok = me.find(last.enc)
-	last.me, last.sub = me, append(last.sub[:0], sub...)
+	if keep {
+		last.me, last.sub = me, append(last.sub[:0], sub...)
+	}
 	return last.enc, last.at, last.ok
 }
 
@@ -403,7 +409,7 @@ func (me *MapEntries) Len() int { me.check(); return len(me.entries) }
 // Get returns the value row of an entry.
 func (me *MapEntries) Get(sub Row) (Row, bool) {
 	me.check()
-	_, i, ok := me.locate(sub)
+	_, i, ok := me.locate(sub, true)
 	if !ok {
 		return nil, false
 	}
@@ -419,7 +425,7 @@ func (me *MapEntries) Put(sub, value Row) {
 	if value == nil {
 		value = Row{}
 	}
-	enc, i, ok := me.locate(sub)
+	enc, i, ok := me.locate(sub, false)
 	ts := me.m.store.writeTime(me.m.l)
 	switch {
 	case ok:
@@ -443,6 +449,10 @@ func (me *MapEntries) Put(sub, value Row) {
 		}
 		me.entries, me.shared = e, false
 		me.inserted++
+	case i == len(me.entries):
+		// Entry keys mostly come in rising order (see find).
+		me.entries = append(me.entries, mapEntry{sub: me.m.strs.str(enc), subRow: sub, value: value, ts: ts})
+		me.inserted++
 	default:
 		me.entries = slices.Insert(me.entries, i, mapEntry{sub: me.m.strs.str(enc), subRow: sub, value: value, ts: ts})
 		me.inserted++
@@ -455,7 +465,7 @@ func (me *MapEntries) Put(sub, value Row) {
 // Delete removes an entry and reports whether it was there.
 func (me *MapEntries) Delete(sub Row) bool {
 	me.check()
-	_, i, ok := me.locate(sub)
+	_, i, ok := me.locate(sub, false)
 	if ok {
 		me.own()
 		me.touch(me.entries[i].sub)
