@@ -313,7 +313,7 @@ func benchCommit(b *testing.B, n int, local bool) {
 				report(b)
 			})
 		}
-		b.Run("datafile-encode-"+codec, func(b *testing.B) {
+		encode := func(b *testing.B) {
 			fio := &sinkFS{memFS: newMemFS()}
 			start()
 			for b.Loop() {
@@ -323,7 +323,10 @@ func benchCommit(b *testing.B, n int, local bool) {
 			}
 			b.ReportMetric(float64(fio.buf.Len()), "file-bytes")
 			report(b)
-		})
+		}
+		b.Run("datafile-encode-"+codec, encode)
+		// the same files through parquet-go's writer (legacyDataFileWriter)
+		b.Run("datafile-encode-parquet-go-"+codec, func(b *testing.B) { withLegacyWriter(func() { encode(b) }) })
 	}
 	b.Run("write-and-commit-mem-none", func(b *testing.B) {
 		ns := *s

@@ -11,6 +11,7 @@ import (
 	"github.com/parquet-go/parquet-go"
 	"github.com/parquet-go/parquet-go/compress/snappy"
 	"github.com/parquet-go/parquet-go/deprecated"
+	"github.com/parquet-go/parquet-go/format"
 )
 
 // DefaultPageRows is the number of rows per data page. Every column of a file
@@ -97,7 +98,8 @@ type DataFileWriter struct {
 	opts   DataFileOptions
 	file   WritableFile
 	out    *countingWriter
-	pw     *parquet.Writer
+	pw     *parquet.Writer // nil where pg writes the file
+	pg     *pageWriter
 
 	lastKey  []byte
 	rows     int64
@@ -156,7 +158,16 @@ func newDataFileWriter(fio FileIO, path string, s *Schema, opts DataFileOptions,
 	}
 	w := &DataFileWriter{fio: fio, path: path, kit: kit, layout: kit.layout, opts: opts, file: f, out: &countingWriter{w: f}}
 	w.sc = kit.scratch()
-	w.pw = parquet.NewWriter(w.out, w.sc.cfg...)
+	if kit.tmpl != nil && !legacyDataFileWriter {
+		if w.sc.pw == nil {
+			w.sc.pw = newPageWriter(kit.tmpl, kit.layout, w.sc.codecs, w.out, pageBuffer)
+		} else {
+			w.sc.pw.reset(w.out)
+		}
+		w.pg = w.sc.pw
+	} else {
+		w.pw = parquet.NewWriter(w.out, w.sc.cfg...)
+	}
 	w.stats = make([]colStats, len(s.Fields))
 	for i, f := range s.Fields {
 		w.stats[i].t = f.Type
@@ -281,6 +292,9 @@ func (w *DataFileWriter) Write(rec arrow.Record, seqs []int64, kinds []ValueKind
 		}
 		lo = hi
 	}
+	if w.pg != nil {
+		w.pg.detach()
+	}
 	w.rows += int64(n)
 	return nil
 }
@@ -330,6 +344,10 @@ func (w *DataFileWriter) keyRow(keyCols []arrow.Array, i int) []byte {
 }
 
 func (w *DataFileWriter) flushPage() error {
+	if w.pg != nil {
+		w.pageFill = 0
+		return w.pg.flushPages()
+	}
 	for _, cw := range w.pw.ColumnWriters() {
 		if err := cw.Flush(); err != nil {
 			return err
@@ -341,6 +359,9 @@ func (w *DataFileWriter) flushPage() error {
 
 // writeRows hands rows [lo,hi) of every column to the parquet column writers.
 func (w *DataFileWriter) writeRows(rec arrow.Record, keyCols []arrow.Array, seqs []int64, kinds []ValueKind, lo, hi int) error {
+	if w.pg != nil {
+		return w.pg.appendRows(w.layout, w.kit.keyField, rec, keyCols, seqs, kinds, lo, hi)
+	}
 	cws := w.pw.ColumnWriters()
 	l := w.layout
 	// A key column and its field hold the same NOT NULL values, and the
@@ -549,12 +570,23 @@ func (w *DataFileWriter) Close() (DataFileMeta, error) {
 		w.abort()
 		return DataFileMeta{}, fmt.Errorf("data file %s: no rows written", w.path)
 	}
-	err := w.pw.Close()
+	var err error
+	var md *format.FileMetaData
+	if w.pg != nil {
+		if err = w.pg.close(); err == nil {
+			md = &w.pg.md
+		}
+	} else if err = w.pw.Close(); err == nil {
+		md = w.pw.File().Metadata()
+	}
 	if err == nil {
-		w.statsFromChunks()
+		w.statsFromChunks(md)
+	}
+	if w.pg != nil {
+		w.pg.release()
 	}
 	w.kit.release(w.sc)
-	w.sc, w.pw = nil, nil
+	w.sc, w.pw, w.pg = nil, nil, nil
 	if err == nil {
 		err = w.file.Sync()
 	}
@@ -595,8 +627,7 @@ func (w *DataFileWriter) Close() (DataFileMeta, error) {
 // from the column chunk statistics parquet-go folds from its page bounds:
 // exact values in the same order (unsigned bytes, signed integers), without
 // a second compare of every value.
-func (w *DataFileWriter) statsFromChunks() {
-	md := w.pw.File().Metadata()
+func (w *DataFileWriter) statsFromChunks(md *format.FileMetaData) {
 	for f, fromChunk := range w.kit.chunkStats {
 		if !fromChunk {
 			continue
@@ -622,6 +653,13 @@ func (w *DataFileWriter) Abort() {
 }
 
 func (w *DataFileWriter) abort() {
+	if w.sc != nil {
+		if w.pg != nil {
+			w.pg.release()
+		}
+		w.kit.release(w.sc)
+		w.sc, w.pw, w.pg = nil, nil, nil
+	}
 	_ = w.file.Close()
 	_ = w.fio.Remove(w.path)
 }

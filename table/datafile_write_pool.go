@@ -7,6 +7,8 @@ import (
 	"sync"
 
 	"github.com/parquet-go/parquet-go"
+	"github.com/parquet-go/parquet-go/compress"
+	"github.com/parquet-go/parquet-go/format"
 )
 
 // What every data file of a schema shares (its column layout and parquet
@@ -29,7 +31,10 @@ type dataFileKit struct {
 	keyField   []bool // per schema field: is it a trimmed primary key
 	// per schema field: are its stats the column chunk's (chunkStatsType)
 	chunkStats []bool
-	idle       sync.Pool
+	// tmpl is nil where the page writer does not write the schema's files
+	// (directOK): parquet-go's writer writes them.
+	tmpl *directTemplate
+	idle sync.Pool
 }
 
 // dataFileScratch is one writer's reusable buffers, and its parquet writer
@@ -37,6 +42,8 @@ type dataFileKit struct {
 // pages (twinPage), so no two writers share them.
 type dataFileScratch struct {
 	cfg    []parquet.WriterOption
+	codecs []compress.Codec // of each leaf column, nil for none
+	pw     *pageWriter      // nil before the first file of the page writer
 	values []parquet.Value
 	keys   KeyBatch
 	order  keyOrder
@@ -87,7 +94,12 @@ func kitFor(s *Schema, opts DataFileOptions, pageBuffer int) (*dataFileKit, erro
 		pageBuffer: pageBuffer,
 		keyField:   make([]bool, len(s.Fields)),
 	}
-	k.idle.Put(&dataFileScratch{cfg: cfg})
+	if directOK(s) {
+		if k.tmpl, err = newDirectTemplate(cfg); err != nil {
+			return nil, err
+		}
+	}
+	k.idle.Put(newDataFileScratch(layout, cfg))
 	for _, fi := range layout.keyIdx {
 		k.keyField[fi] = true
 	}
@@ -118,7 +130,32 @@ func (k *dataFileKit) scratch() *dataFileScratch {
 	if err != nil {
 		panic(fmt.Sprintf("data file: the options that made a kit fail: %v", err))
 	}
-	return &dataFileScratch{cfg: cfg}
+	return newDataFileScratch(k.layout, cfg)
+}
+
+func newDataFileScratch(l *dataFileLayout, cfg []parquet.WriterOption) *dataFileScratch {
+	return &dataFileScratch{cfg: cfg, codecs: leafCodecs(l, cfg)}
+}
+
+// leafCodecs are the codecs parquet-go's writer compresses each leaf
+// column with under cfg: the leaf's own, else the writer's; nil for none.
+func leafCodecs(l *dataFileLayout, cfg []parquet.WriterOption) []compress.Codec {
+	config, err := parquet.NewWriterConfig(cfg...)
+	if err != nil {
+		panic(fmt.Sprintf("data file: writer options of a kit fail: %v", err))
+	}
+	codecs := make([]compress.Codec, len(l.fields))
+	leaves := config.Schema.Fields()
+	for i := range codecs {
+		c := leaves[i].Compression()
+		if c == nil {
+			c = config.Compression
+		}
+		if c != nil && c.CompressionCodec() != format.Uncompressed {
+			codecs[i] = c
+		}
+	}
+	return codecs
 }
 
 // release returns a closed writer's scratch buffers.

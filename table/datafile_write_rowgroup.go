@@ -12,6 +12,13 @@ const compactRowGroupBytes = 8 << 20
 // bytes: its pages are written to the file and the next row starts a new
 // group (and a new page).
 func (w *DataFileWriter) endRowGroupPast(limit int64) error {
+	if w.pg != nil {
+		if w.pg.size()-w.out.n < limit {
+			return nil
+		}
+		w.pageFill = 0
+		return w.pg.endRowGroup()
+	}
 	if w.pw == nil || w.pw.Size()-w.out.n < limit {
 		return nil
 	}
@@ -26,6 +33,9 @@ func (w *DataFileWriter) endRowGroupPast(limit int64) error {
 // fileSize is the bytes written plus those still buffered (parquet-go's
 // Size counts both once a row group has reached the file).
 func (w *DataFileWriter) fileSize() int64 {
+	if w.pg != nil {
+		return w.pg.size()
+	}
 	if w.pw == nil {
 		return w.out.n
 	}
