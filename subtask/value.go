@@ -382,10 +382,12 @@ func (v *ValueState) mutations() ([]mutation, error) {
 
 // valueRows builds the rows of a buffer's written keys, sorted, reusing
 // reuse: the keys whose row differs from the image read, all keys written
-// without a read.
+// without a read. The slots are sorted by key first and the rows built in
+// that order, which moves int32s where sorting the rows would move their
+// keys and values.
 func valueRows(buf *arena[valueSlot], reuse []mutation, n int, l *layout) []mutation {
 	clear(reuse) // rows of a flush that failed
-	rows := slices.Grow(reuse[:0], n)
+	order := make([]int32, 0, n)
 	for i := range buf.slots {
 		slot := &buf.slots[i]
 		if !buf.live(int32(i)) || !slot.dirty {
@@ -397,13 +399,17 @@ func valueRows(buf *arena[valueSlot], reuse []mutation, n int, l *layout) []muta
 		if slot.known && slot.value != nil && slot.image != nil && slot.ts == slot.imageTs && slot.value.Equal(slot.image) {
 			continue // unchanged
 		}
-		if slot.value == nil {
+		order = append(order, int32(i))
+	}
+	sortSlotsByKey(order, buf.keys)
+	rows := slices.Grow(reuse[:0], len(order))
+	for _, i := range order {
+		if slot := &buf.slots[i]; slot.value == nil {
 			rows = append(rows, mutation{key: buf.keys[i], delete: true})
 		} else {
 			rows = append(rows, mutation{key: buf.keys[i], vals: joinVals(l, slot.value, slot.ts)})
 		}
 	}
-	sortMutations(rows)
 	return rows
 }
 
