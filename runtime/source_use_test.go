@@ -106,3 +106,58 @@ func TestSourceOutputUse(t *testing.T) {
 		})
 	}
 }
+
+// Two consumers of one source output: the reader makes their projection
+// when both start with the same one, and not when they differ (each then
+// projects a borrowed row). Both consumers see every row either way.
+func TestSourceProjectionOfTwoConsumers(t *testing.T) {
+	var rows []Row
+	for i := range 50 {
+		rows = append(rows, Row{subtask.Int(int64(i % 3)), subtask.Int(int64(i))})
+	}
+	schema := Schema{{Name: "k", Type: table.BigInt().NotNull()}, {Name: "v", Type: table.BigInt().NotNull()}}
+	for _, c := range []struct {
+		name   string
+		second []int // the second consumer's projection; the first's is [0]
+		want   OutputUse
+	}{
+		{"same projection", []int{0}, OutputUse{Rows: Kept, Columns: []int{0}}},
+		{"other projection", []int{1, 0}, OutputUse{Rows: Borrowed}},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			sys := actors.NewSystem(actors.Options{})
+			defer sys.Close()
+			src := &reusingSource{RowsSource: RowsSource{Schema: schema, Rows: [][]Row{rows}}}
+			g := NewGraph()
+			in := g.Source("in", src)[0]
+			outs := []*ChangelogTable{NewChangelogTable(), NewChangelogTable()}
+			Aggregate("first", in.Project(0), []int{0}, Count("n")).Sink("out0", outs[0])
+			second := in.Project(c.second...)
+			Aggregate("second", second, []int{len(c.second) - 1}, Count("n")).Sink("out1", outs[1])
+			run, err := Start(sys, g, Options{BatchSize: 7})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if err := run.Wait(); err != nil {
+				t.Fatal(err)
+			}
+			if len(src.uses) != 1 || src.uses[0].Rows != c.want.Rows || !slices.Equal(src.uses[0].Columns, c.want.Columns) ||
+				(src.uses[0].Columns == nil) != (c.want.Columns == nil) {
+				t.Fatalf("opened with uses %v, want [%v]", src.uses, c.want)
+			}
+			for i, out := range outs {
+				got, err := out.Rows()
+				if err != nil {
+					t.Fatal(err)
+				}
+				counts := map[int64]int64{}
+				for _, r := range got {
+					counts[r[0].Int()] = r[1].Int()
+				}
+				if len(counts) != 3 || counts[0] != 17 || counts[1] != 17 || counts[2] != 16 {
+					t.Fatalf("consumer %d: counts %v, want 0:17 1:17 2:16", i, counts)
+				}
+			}
+		})
+	}
+}
