@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"math"
 	"slices"
+	"unsafe"
 
 	"github.com/lakestate/lakestate/nexmark"
 	"github.com/lakestate/lakestate/runtime"
@@ -81,9 +82,9 @@ func fieldOf(kind nexmark.EventKind, c int) nexmark.Fields {
 // take for their strings while the collector runs.
 const eventBatch = 32
 
-// rowChunk is the datums of a chunk of source rows: 32,640 bytes, the
-// largest size class holds it.
-const rowChunk = 816
+// rowChunk is the datums of a chunk of source rows: as many as the largest
+// small size class, 32 KiB, holds, whatever the size of a datum.
+const rowChunk = 32 << 10 / int(unsafe.Sizeof(runtime.Datum{}))
 
 type reader struct {
 	gen *nexmark.Generator
