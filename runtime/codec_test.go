@@ -16,7 +16,7 @@ func sampleTxns() []*Txn {
 			{Kind: UpdateBefore, KeyGroup: -1, Row: Row{subtask.Decimal(-1, 5), subtask.Float(2.5)}},
 			{Kind: Delete, KeyGroup: -1, Row: Row{}},
 			{Kind: UpdateAfter, KeyGroup: -1, Row: Row{subtask.Int(math.MinInt64), subtask.Int(math.MaxInt64), subtask.Int(63), subtask.Int(64),
-				subtask.Decimal(math.MinInt64, math.MaxUint64), subtask.Str(strings.Repeat("x", 300)), subtask.Float(math.Inf(-1))}},
+				subtask.Decimal(math.MinInt64+1, math.MaxUint64), subtask.Str(strings.Repeat("x", 300)), subtask.Float(math.Inf(-1))}},
 		}},
 		{TxnID: TxnID{Sink: "out", Writer: 0, Checkpoint: 9}},
 	}

@@ -98,7 +98,13 @@ func (r *byteReader) row() Row {
 			row[i] = subtask.Str(string(r.bytes("string")))
 		case tagDecimal:
 			lo := r.varint("decimal low word")
-			row[i] = subtask.Decimal(r.varint("decimal high word"), uint64(lo))
+			hi := r.varint("decimal high word")
+			if r.err == nil && !subtask.DecimalFits(hi) {
+				r.fail("column %d: decimal high word %d out of range", i, hi)
+			}
+			if r.err == nil {
+				row[i] = subtask.Decimal(hi, uint64(lo))
+			}
 		default:
 			r.fail("column %d: unknown tag %d", i, tag)
 		}

@@ -54,7 +54,7 @@ func (l *Layout) AppendKey(dst []byte, k Key) []byte {
 // key, and the general case passes the type and the datum by value through
 // a switch of every type.
 func appendKeyColumn(dst []byte, t *table.DataType, d *Datum) []byte {
-	if d.set {
+	if d.hiSet != 0 {
 		switch t.Root {
 		case table.TypeBigInt, table.TypeTimestamp:
 			return binary.BigEndian.AppendUint64(dst, d.num^signBit8)
@@ -116,7 +116,7 @@ func appendKeyDatum(dst []byte, t table.DataType, d Datum) []byte {
 		}
 		return binary.BigEndian.AppendUint64(dst, b)
 	case table.TypeDecimal:
-		dst = binary.BigEndian.AppendUint64(dst, uint64(d.hi)^signBit8)
+		dst = binary.BigEndian.AppendUint64(dst, d.hiSet) // the high word, sign bit flipped
 		return binary.BigEndian.AppendUint64(dst, d.num)
 	case table.TypeString, table.TypeBytes:
 		s := d.str
@@ -196,7 +196,11 @@ func decodeKeyDatum(src string, t table.DataType) (Datum, int, error) {
 		if err := need(16); err != nil {
 			return Datum{}, 0, err
 		}
-		return Decimal(int64(be64(src)^signBit8), be64(src[8:])), 16, nil
+		hi := int64(be64(src) ^ signBit8)
+		if !DecimalFits(hi) {
+			return Datum{}, 0, fmt.Errorf("key column of type %s: decimal high word %d out of range", t, hi)
+		}
+		return Decimal(hi, be64(src[8:])), 16, nil
 	case table.TypeString, table.TypeBytes:
 		var sb []byte
 		for i := 0; ; {

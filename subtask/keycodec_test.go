@@ -69,10 +69,12 @@ func compareDatum(t table.DataType, a, b Datum) int {
 	case table.TypeString, table.TypeBytes:
 		return strings.Compare(a.str, b.str)
 	case table.TypeDecimal:
-		if c := cmp.Compare(a.hi, b.hi); c != 0 {
+		ah, al := a.Decimal()
+		bh, bl := b.Decimal()
+		if c := cmp.Compare(ah, bh); c != 0 {
 			return c
 		}
-		return cmp.Compare(a.num, b.num)
+		return cmp.Compare(al, bl)
 	}
 	return cmp.Compare(a.Int(), b.Int())
 }

@@ -175,7 +175,7 @@ func bitmapBytes(n int) int { return (n + 63) / 64 * 8 }
 // fixed-width NULL as zero bytes. A variable-length column's values are set
 // in order, unless placed.
 func (c *flushColumn) set(i int, d *Datum) {
-	if !d.set {
+	if d.IsNull() {
 		c.nulls++
 		bitutil.ClearBit(c.valid, i)
 		switch c.kind {
@@ -217,8 +217,9 @@ func (c *flushColumn) set(i int, d *Datum) {
 	case columnBytes:
 		c.setString(i, d.str)
 	case columnDecimal:
-		binary.LittleEndian.PutUint64(c.vals[16*i:], d.num)
-		binary.LittleEndian.PutUint64(c.vals[16*i+8:], uint64(d.hi))
+		hi, lo := d.Decimal()
+		binary.LittleEndian.PutUint64(c.vals[16*i:], lo)
+		binary.LittleEndian.PutUint64(c.vals[16*i+8:], uint64(hi))
 	}
 }
 
@@ -333,7 +334,7 @@ func (c *flushColumn) setKey(i int, src string) (int, error) {
 // encoding's one NaN, a boolean's lowest bit. A variable-length column's
 // values are set in order, unless placed.
 func (c *flushColumn) setKeyDatum(i int, d *Datum) error {
-	if !d.set {
+	if d.IsNull() {
 		return fmt.Errorf("NULL in a key column of type %s", c.typ)
 	}
 	switch c.kind {
@@ -364,8 +365,9 @@ func (c *flushColumn) setKeyDatum(i int, d *Datum) error {
 	case columnBytes:
 		c.setString(i, d.str)
 	case columnDecimal:
-		binary.LittleEndian.PutUint64(c.vals[16*i:], d.num)
-		binary.LittleEndian.PutUint64(c.vals[16*i+8:], uint64(d.hi))
+		hi, lo := d.Decimal()
+		binary.LittleEndian.PutUint64(c.vals[16*i:], lo)
+		binary.LittleEndian.PutUint64(c.vals[16*i+8:], uint64(hi))
 	}
 	return nil
 }

@@ -32,8 +32,9 @@ func appendRow(dst []byte, types []table.DataType, r Row) []byte {
 		case table.TypeDouble:
 			dst = binary.LittleEndian.AppendUint64(dst, d.num)
 		case table.TypeDecimal:
-			dst = binary.LittleEndian.AppendUint64(dst, uint64(d.hi))
-			dst = binary.LittleEndian.AppendUint64(dst, d.num)
+			hi, lo := d.Decimal()
+			dst = binary.LittleEndian.AppendUint64(dst, uint64(hi))
+			dst = binary.LittleEndian.AppendUint64(dst, lo)
 		case table.TypeString, table.TypeBytes:
 			dst = binary.AppendUvarint(dst, uint64(len(d.str)))
 			dst = append(dst, d.str...)
@@ -86,13 +87,17 @@ func decodeRow(src []byte, types []table.DataType) (Row, int, error) {
 			if len(rest) < 8 {
 				return nil, 0, fmt.Errorf("column %d: double ends early", i)
 			}
-			r[i] = Datum{num: binary.LittleEndian.Uint64(rest), set: true}
+			r[i] = Datum{num: binary.LittleEndian.Uint64(rest), hiSet: setBit}
 			off += 8
 		case table.TypeDecimal:
 			if len(rest) < 16 {
 				return nil, 0, fmt.Errorf("column %d: decimal ends early", i)
 			}
-			r[i] = Decimal(int64(binary.LittleEndian.Uint64(rest)), binary.LittleEndian.Uint64(rest[8:]))
+			hi := int64(binary.LittleEndian.Uint64(rest))
+			if !DecimalFits(hi) {
+				return nil, 0, fmt.Errorf("column %d: decimal high word %d out of range", i, hi)
+			}
+			r[i] = Decimal(hi, binary.LittleEndian.Uint64(rest[8:]))
 			off += 16
 		case table.TypeString, table.TypeBytes:
 			n, k := binary.Uvarint(rest)
