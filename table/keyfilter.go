@@ -103,47 +103,76 @@ func setKeyBits(blocks []keyFilterBlock, h uint64) {
 	}
 }
 
+// hasKeyBits tests all eight bits without branching: about half the absent
+// keys fail the first, and a branch per bit would be mispredicted as often.
 func hasKeyBits(blocks []keyFilterBlock, h uint64) bool {
 	b := &blocks[((h>>32)*uint64(len(blocks)))>>32]
-	for i, s := range keyFilterSalts {
-		if b[i]&(1<<((uint32(h)*s)>>27)) == 0 {
-			return false
-		}
-	}
-	return true
+	x := uint32(h)
+	m := b[0] >> ((x * keyFilterSalts[0]) >> 27)
+	m &= b[1] >> ((x * keyFilterSalts[1]) >> 27)
+	m &= b[2] >> ((x * keyFilterSalts[2]) >> 27)
+	m &= b[3] >> ((x * keyFilterSalts[3]) >> 27)
+	m &= b[4] >> ((x * keyFilterSalts[4]) >> 27)
+	m &= b[5] >> ((x * keyFilterSalts[5]) >> 27)
+	m &= b[6] >> ((x * keyFilterSalts[6]) >> 27)
+	m &= b[7] >> ((x * keyFilterSalts[7]) >> 27)
+	return m&1 != 0
 }
 
 // mayHold appends to out the index of each of keys (encoded, ascending;
 // hashes[i] is keyHash(keys[i])) that the filter's file may hold. A key
 // below the file's least key is checked in the first segment: it passes
 // only as any absent key may. The keys of a segment are found by galloping
-// over keys to its end fence, and the next segment holding a key by
-// galloping over the fences: the compares follow the segments and keys
-// passed over logarithmically, not one per key.
+// to the next fence, so a dense batch costs a few comparisons a segment,
+// not one a key, and a sparse one skips the segments between its keys.
 func (f *KeyFilter) mayHold(keys [][]byte, hashes []uint64, out []int32) []int32 {
 	if len(f.fences) == 0 {
 		return out // a file without rows
 	}
-	last := len(f.fences) - 1
-	for s, i := 0, 0; i < len(keys); {
-		// keys[i] >= fences[s] (or s is 0): move s to its segment.
-		if s < last {
-			k := keys[i]
-			s = gallopKeys(f.fences, s+1, func(fence []byte) bool { return bytes.Compare(fence, k) > 0 }) - 1
-		}
+	s := 0
+	for i := 0; i < len(keys); {
+		// The segment of keys[i]: the last whose fence is at most the key.
+		s += gallop(len(f.fences)-s-1, func(j int) bool { return bytes.Compare(f.fences[s+1+j], keys[i]) <= 0 })
 		end := len(keys)
-		if s < last {
-			fence := f.fences[s+1]
-			end = gallopKeys(keys, i+1, func(k []byte) bool { return bytes.Compare(k, fence) >= 0 })
+		if s+1 < len(f.fences) {
+			next := f.fences[s+1]
+			end = i + 1 + gallop(len(keys)-i-1, func(j int) bool { return bytes.Compare(keys[i+1+j], next) < 0 })
 		}
 		seg := f.blocks[f.starts[s]:f.starts[s+1]]
-		for ; i < end; i++ {
-			if hasKeyBits(seg, hashes[i]) {
-				out = append(out, int32(i))
+		for j, h := range hashes[i:end] {
+			if hasKeyBits(seg, h) {
+				out = append(out, int32(i+j))
 			}
 		}
+		i = end
 	}
 	return out
+}
+
+// gallop returns how many of the first n indexes satisfy in, which holds
+// for a prefix of them: an exponential search, then a binary one, so it
+// costs about 2*log2 of the answer.
+func gallop(n int, in func(j int) bool) int {
+	lo, step := 0, 1 // in holds below lo
+	for lo < n && in(lo) {
+		lo += step
+		step *= 2
+	}
+	// in(lo - step/2) held (or lo is 0), in(lo) fails or lo >= n.
+	hi := min(lo, n)
+	lo = max(0, lo-step/2+1)
+	if step == 1 {
+		lo = 0
+	}
+	for lo < hi {
+		m := int(uint(lo+hi) >> 1)
+		if in(m) {
+			lo = m + 1
+		} else {
+			hi = m
+		}
+	}
+	return lo
 }
 
 // describes reports whether the filter was built from the file f names.

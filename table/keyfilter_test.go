@@ -3,6 +3,7 @@ package table
 import (
 	"bytes"
 	"fmt"
+	"math/bits"
 	"math/rand/v2"
 	"path"
 	"slices"
@@ -299,5 +300,61 @@ func TestKeyFilterRateOnCountingKeys(t *testing.T) {
 				t.Fatalf("%.4f of absent keys pass, want about 0.005", rate)
 			}
 		})
+	}
+}
+
+// TestKeyFilterMayHoldMatchesKeyByKey: checking a batch gives, key for key,
+// what checking each key alone in the segment its fence puts it in gives,
+// for batches denser and sparser than the segments, and reaching past both
+// ends of the file.
+func TestKeyFilterMayHoldMatchesKeyByKey(t *testing.T) {
+	rng := rand.New(rand.NewPCG(21, 22))
+	held := randomSortedKeys(rng, 5*keyFilterSegmentRows+77)
+	f := buildKeyFilter(t, held)
+	alone := func(k []byte) bool {
+		s := 0
+		for s+1 < len(f.fences) && bytes.Compare(k, f.fences[s+1]) >= 0 {
+			s++
+		}
+		return hasKeyBits(f.blocks[f.starts[s]:f.starts[s+1]], keyHash(k))
+	}
+	for _, n := range []int{0, 1, 3, 50, 2000, 40000} {
+		keys := randomSortedKeys(rng, n)
+		if n > 3 {
+			// Some held keys among them: fences themselves included.
+			keys = append(keys, held[0], held[keyFilterSegmentRows], held[len(held)-1])
+			slices.SortFunc(keys, bytes.Compare)
+			keys = slices.CompactFunc(keys, func(a, b []byte) bool { return bytes.Equal(a, b) })
+		}
+		var want []int32
+		for i, k := range keys {
+			if alone(k) {
+				want = append(want, int32(i))
+			}
+		}
+		if got := f.mayHold(keys, hashesOf(keys), nil); !slices.Equal(got, want) {
+			t.Fatalf("%d keys: batch passes %d keys, one by one %d (%v vs %v)", len(keys), len(got), len(want), got, want)
+		}
+	}
+}
+
+func TestGallop(t *testing.T) {
+	for n := 0; n < 70; n++ {
+		for want := 0; want <= n; want++ {
+			calls := 0
+			got := gallop(n, func(j int) bool {
+				calls++
+				if j < 0 || j >= n {
+					t.Fatalf("n %d: index %d asked", n, j)
+				}
+				return j < want
+			})
+			if got != want {
+				t.Fatalf("gallop(%d) with %d holding = %d", n, want, got)
+			}
+			if limit := 2*bits.Len(uint(want)) + 2; calls > limit {
+				t.Fatalf("gallop(%d) with %d holding: %d calls, more than %d", n, want, calls, limit)
+			}
+		}
 	}
 }
