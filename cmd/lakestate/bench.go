@@ -17,7 +17,7 @@ import (
 func init() {
 	register(&command{
 		path:    "bench",
-		usage:   "[--queries q4,q9,q18,q20] [--backends memory,paimon,pebble] [--events 500000] [--runs 1] [--parallelism 1] [--checkpoint-interval 500ms] [--overlap-checkpoints=true] [--dir DIR] [--json] [--batch-size N] [--credits N] [--output memory|log] [--cpuprofile FILE] [--memprofile FILE]",
+		usage:   "[--queries q4,q9,q18,q20] [--backends memory,paimon,pebble] [--events 500000] [--runs 1] [--parallelism 1] [--checkpoint-interval 500ms] [--overlap-checkpoints=true] [--dir DIR] [--json] [--batch-size N] [--credits N] [--output memory|log] [--cpuprofile FILE] [--memprofile FILE] [--allocprofile FILE]",
 		summary: "run queries on several state backends, alternating backends run by run, and compare them",
 		run:     runBench,
 	})
@@ -44,6 +44,8 @@ type benchConfig struct {
 	dir     string
 	// memProfile names the heap profile file(s); "" writes none.
 	memProfile string
+	// allocProfile names the allocation profile file(s); "" writes none.
+	allocProfile string
 }
 
 func runBench(args []string, stdout io.Writer) error {
@@ -61,6 +63,7 @@ func runBench(args []string, stdout io.Writer) error {
 	cpuProfile := fs.String("cpuprofile", "", "write a CPU profile of all runs to this file")
 	output := fs.String("output", "memory", `where the output goes during a run: "memory" (a table) or "log" (files, read back after the run: heap figures without the output)`)
 	memProfile := fs.String("memprofile", "", "write each run's heap profile at its peak heap to this file (several runs: FILE-<query>-<backend>-<run>)")
+	allocProfile := fs.String("allocprofile", "", "write, as each run's measured window ends, the allocation profile of the process so far to this file (several runs: FILE-<query>-<backend>-<run>); go tool pprof -sample_index=alloc_space, -base for one run's share")
 	seed := fs.Uint64("seed", 1, "generator seed")
 	batch := fs.Int("batch-size", 0, "rows a source reads per batch (0: the runtime's default)")
 	credits := fs.Int("credits", 0, "data batches in flight per channel (0: the runtime's default)")
@@ -74,6 +77,7 @@ func runBench(args []string, stdout io.Writer) error {
 		Queries: splitList(*queries), Backends: splitList(*backends), Events: *events, Runs: *runs,
 		Parallelism: *parallelism, Interval: *interval, Seed: *seed, BatchSize: *batch, Credits: *credits, dir: *dir,
 		OutputLog: *output == "log", Overlap: *overlap, memProfile: *memProfile,
+		allocProfile: *allocProfile,
 	}
 	if *output != "memory" && *output != "log" {
 		return usagef(`--output takes "memory" or "log"`)
@@ -151,10 +155,27 @@ func (c *benchConfig) validate() error {
 // profile: the file named by --memprofile when the bench has one run, a
 // name per run after it otherwise.
 func (c *benchConfig) memProfileFile(q, be string, rep, total int) string {
-	if c.memProfile == "" || total == 1 {
-		return c.memProfile
+	return runProfileFile(c.memProfile, q, be, rep, total)
+}
+
+// runProfiles names the profile files one run writes; "" writes none.
+type runProfiles struct {
+	heap   string // the heap at its peak (--memprofile)
+	allocs string // allocations up to the end of the measured window (--allocprofile)
+}
+
+// profiles names the profile files of run rep of query q on backend be.
+func (c *benchConfig) profiles(q, be string, rep, total int) runProfiles {
+	return runProfiles{heap: c.memProfileFile(q, be, rep, total), allocs: runProfileFile(c.allocProfile, q, be, rep, total)}
+}
+
+// runProfileFile is the file named by a profile flag when the bench has one
+// run, a name per run after it otherwise.
+func runProfileFile(base, q, be string, rep, total int) string {
+	if base == "" || total == 1 {
+		return base
 	}
-	return fmt.Sprintf("%s-%s-%s-%d", c.memProfile, q, be, rep+1)
+	return fmt.Sprintf("%s-%s-%s-%d", base, q, be, rep+1)
 }
 
 // benchAll runs every (query, backend) Runs times and logs a line per run
@@ -173,7 +194,7 @@ func benchAll(cfg benchConfig, prog *progress, log io.Writer) (*benchResult, err
 				be := cfg.Backends[(k+rep)%len(cfg.Backends)]
 				label := fmt.Sprintf("[%d/%d] %s on %s", done+1, total, qn, be)
 				dir := filepath.Join(cfg.dir, fmt.Sprintf("%s-%s-%d", qn, be, rep))
-				m, err := benchOne(q, be, cfg, dir, prog, label, cfg.memProfileFile(qn, be, rep, total))
+				m, err := benchOne(q, be, cfg, dir, prog, label, cfg.profiles(qn, be, rep, total))
 				if err != nil {
 					return nil, fmt.Errorf("%s on %s (run %d): %w", qn, be, rep+1, err)
 				}

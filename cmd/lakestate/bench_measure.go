@@ -45,10 +45,12 @@ type runMeasure struct {
 	Digest        string `json:"digest"`
 }
 
-// benchOne runs query q once on backend be over cfg.Events events. With a
-// memProfile path it writes there the heap profile taken when the heap
-// reached its peak.
-func benchOne(q jobs.Query, be string, cfg benchConfig, dir string, prog *progress, label, memProfile string) (runMeasure, error) {
+// benchOne runs query q once on backend be over cfg.Events events. It
+// writes the profiles named: the heap profile taken when the heap reached
+// its peak, and the allocation profile as the measured window ends (before
+// the output is read back and digested, which allocates as much again).
+func benchOne(q jobs.Query, be string, cfg benchConfig, dir string, prog *progress, label string, profiles runProfiles) (runMeasure, error) {
+	memProfile := profiles.heap
 	var m runMeasure
 	opts := runtime.Options{Name: q.Name, Parallelism: cfg.Parallelism, CheckpointInterval: cfg.Interval,
 		BatchSize: cfg.BatchSize, Credits: cfg.Credits, OverlapCheckpoints: cfg.Overlap}
@@ -92,6 +94,11 @@ func benchOne(q jobs.Query, be string, cfg benchConfig, dir string, prog *progre
 	mt.stop()
 	if err != nil {
 		return m, err
+	}
+	if profiles.allocs != "" {
+		if err := writeAllocProfile(profiles.allocs); err != nil {
+			return m, err
+		}
 	}
 
 	m.Seconds = mt.elapsed.Seconds()
@@ -223,6 +230,16 @@ func startMeter(profile bool) *meter {
 		}
 	}()
 	return m
+}
+
+// writeAllocProfile writes the allocation profile of the process so far to
+// file.
+func writeAllocProfile(file string) error {
+	var b bytes.Buffer
+	if err := pprof.Lookup("allocs").WriteTo(&b, 0); err != nil {
+		return err
+	}
+	return os.WriteFile(file, b.Bytes(), 0o644)
 }
 
 // takeProfile keeps a heap profile of now. Its in-use figures are those of
