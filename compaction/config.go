@@ -23,9 +23,14 @@ type Config struct {
 	// sections, and a larger section by key range between the files of its
 	// output level, which rewrites write at no more than StepBytes/2 each
 	// (below the table's target file size) so later compactions can be cut
-	// too. A step exceeds StepBytes only by a file written larger before, or
-	// by a section of level-0 rows. 0: DefaultStepBytes, or twice the
-	// target file size when that is smaller.
+	// too. A step exceeds StepBytes only by a file written larger before, by
+	// a section of level-0 rows, or when cut at StepBytes the compaction
+	// would outlast the free levels: each barrier round meanwhile takes
+	// one, and once none is left rounds merge into level 1 in the sync
+	// phase; such a compaction is cut into as many steps as the recent
+	// pace of shaping fits in those rounds, each at most 4*StepBytes.
+	// 0: DefaultStepBytes, or twice the target file size when that is
+	// smaller.
 	StepBytes int64
 	// TTL, when set, drops rows past their time-to-live.
 	TTL *TTL

@@ -18,6 +18,11 @@
 // Between barriers the session shapes the tree with universal compaction
 // picks (size amplification, size ratio, run count), cut into steps that run
 // on the executor one at a time, so a barrier waits for at most one step.
+// A compaction that would take more steps than the rounds landing
+// meanwhile find free levels for (at the pace shaping kept in the last
+// interval) is cut into fewer, larger steps instead: with no level free, a
+// round merges into level 1 in the sync phase, rewriting it whole round
+// after round.
 // A compaction whose runs all span the key space is cut by key range: each
 // step rewrites one range of every run, and the rows it took stay behind
 // in deletion vectors until a later step takes the rest of their file, so

@@ -197,7 +197,8 @@ func (s *Session) bucketJob(tr *tree, nowMillis int64) (j *Job, ok bool) {
 		if !ok {
 			return nil, false
 		}
-		tr.pending = splitPlan(s.cmp, table.PlanCompaction(s.cmp, unit, tr.levels, s.opts), s.cfg.StepBytes)
+		plan := table.PlanCompaction(s.cmp, unit, tr.levels, s.opts)
+		tr.pending = splitPlan(s.cmp, plan, s.stepBytes(tr.levels, plan))
 		if len(tr.pending) == 0 {
 			return nil, false
 		}
@@ -215,6 +216,34 @@ func (s *Session) bucketJob(tr *tree, nowMillis int64) (j *Job, ok bool) {
 	base.Kind, base.plan, base.files, base.info = JobShape, plan, files, s.commitInfo(nowMillis)
 	return &base, true
 }
+
+// stepBytes is the step size a compaction of l is cut at. Each barrier
+// round that lands while it runs takes a free level (one above the
+// shallowest run), and once none is left, rounds merge into level 1 in the
+// sync phase, rewriting it whole round after round. So a compaction is cut
+// into no more steps than the last intervals finished for each free level
+// (at least one), with steps up to maxStepGrowth times StepBytes: a barrier
+// may wait for a larger step rather than for a merge that grows with every
+// round.
+func (s *Session) stepBytes(l *table.Levels, p table.CompactPlan) int64 {
+	free := 0
+	for lv := 1; lv <= l.MaxLevel(); lv++ {
+		if lv != p.OutputLevel && len(l.RunOfLevel(lv).Files) == 0 {
+			free++
+		}
+	}
+	var total int64
+	for _, st := range p.Steps {
+		for _, f := range stepFiles(st) {
+			total += f.FileSize
+		}
+	}
+	steps := int64(max(1, free) * max(1, s.pace))
+	return max(s.cfg.StepBytes, min(total/steps, maxStepGrowth*s.cfg.StepBytes))
+}
+
+// maxStepGrowth bounds how much larger than StepBytes stepBytes cuts.
+const maxStepGrowth = 4
 
 // Finish takes a job's result back into the session. A failed shaping job
 // is no failure of the table: shaping can lag without harm, so the error is
@@ -249,6 +278,7 @@ func (s *Session) Finish(r *JobResult) error {
 		s.stats.Shifts++
 	case JobShape:
 		s.stats.Steps++
+		s.intervalSteps++
 		if slices.ContainsFunc(j.plan.Steps, func(st table.CompactStep) bool { return st.Bounds != nil }) {
 			s.stats.BoundedSteps++
 		}

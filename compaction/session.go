@@ -38,7 +38,11 @@ type Session struct {
 	roundsSinceExpire int
 	cursor            int // next bucket shaping looks at
 	jobOut            bool
-	stats             Stats
+	// intervalSteps counts the shaping steps finished since the last
+	// barrier; pace is that count for the last interval that ended with
+	// steps still pending: how many steps a compaction gets per round.
+	intervalSteps, pace int
+	stats               Stats
 }
 
 // Stats count what a session did, for tests and instrumentation.
@@ -151,6 +155,13 @@ type RoundResult struct {
 func (s *Session) Barrier(snapshotID, nowMillis int64) (RoundResult, error) {
 	s.mustBeIdle("barrier round")
 	s.stats.Rounds++
+	for _, t := range s.trees {
+		if len(t.pending) > 0 {
+			s.pace = s.intervalSteps
+			break
+		}
+	}
+	s.intervalSteps = 0
 	s.budget.reset()
 	s.jobFailed = false
 	if err := s.sync(); err != nil {

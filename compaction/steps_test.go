@@ -117,3 +117,39 @@ func checkUncut(t *testing.T, cmp table.KeyComparator, p table.CompactPlan, maxB
 		}
 	}
 }
+
+// A compaction is cut into no more steps than the rounds landing while it
+// runs find free levels for, at the pace of the last busy interval: once
+// they are taken, every round would merge into level 1. Steps grow up to
+// maxStepGrowth times StepBytes, and never shrink below StepBytes.
+func TestStepBytesFitTheFreeLevels(t *testing.T) {
+	whole := func(l *table.Levels) table.CompactPlan {
+		var section []table.SortedRun
+		for _, r := range l.SortedRuns() {
+			section = append(section, r.Run)
+		}
+		return table.CompactPlan{OutputLevel: l.MaxLevel(), Steps: []table.CompactStep{{Kind: table.StepRewrite, Sections: [][]table.SortedRun{section}}}}
+	}
+	tests := []struct {
+		name  string
+		sizes []int64 // levels 1..8
+		pace  int
+		want  int64
+	}{
+		// 800 bytes; levels 1, 2 and 7 are free (8 is the output): 3 steps.
+		{name: "three free levels", sizes: []int64{0, 0, 200, 200, 200, 200, 0, 0}, want: 266},
+		{name: "two steps an interval", sizes: []int64{0, 0, 200, 200, 200, 200, 0, 0}, pace: 2, want: 133},
+		{name: "fast enough for StepBytes", sizes: []int64{0, 0, 200, 200, 200, 200, 0, 0}, pace: 10, want: 100},
+		{name: "no free level: one step, bounded", sizes: []int64{100, 100, 100, 100, 100, 100, 100, 1000}, want: 400},
+		{name: "small compaction", sizes: []int64{0, 0, 0, 0, 0, 0, 40, 50}, want: 100},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			s := &Session{cfg: Config{StepBytes: 100}, pace: tt.pace}
+			l := levelsOfSizes(t, tt.sizes...)
+			if got := s.stepBytes(l, whole(l)); got != tt.want {
+				t.Fatalf("stepBytes = %d, want %d", got, tt.want)
+			}
+		})
+	}
+}
