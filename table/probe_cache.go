@@ -94,7 +94,14 @@ type keyPageCache struct {
 	pages    map[keyPageID]*cachedKeyPage
 	declined int          // misses not admitted while full
 	clock    atomic.Int64 // probe keys searched in the cache's pages
+	// missed remembers recent misses of pages not cached on them: a
+	// slot per page hash (keyPageID.hash), overwritten by later misses.
+	missed [missedSlots]uint64
 }
+
+// missedSlots is the number of recent misses keyPageCache.firstMiss
+// remembers: about the pages the budget holds, packed.
+const missedSlots = 4096
 
 func newKeyPageCache(budget int) *keyPageCache {
 	return &keyPageCache{budget: budget, pages: map[keyPageID]*cachedKeyPage{}}
@@ -123,6 +130,25 @@ func (c *keyPageCache) holds(file uint64, p int) bool {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	return c.pages[keyPageID{file: file, page: p}] != nil || c.pages[keyPageID{file: file, page: p, sample: true}] != nil
+}
+
+// firstMiss says whether page id was not missed recently, and remembers
+// this miss.
+func (c *keyPageCache) firstMiss(id keyPageID) bool {
+	h := id.hash()
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	slot := &c.missed[h%missedSlots]
+	if *slot == h {
+		return false
+	}
+	*slot = h
+	return true
+}
+
+// hash is a hash of the page's file and index, never 0 (an empty slot).
+func (id keyPageID) hash() uint64 {
+	return hashMix(id.file^0x9e3779b97f4a7c15, uint64(id.page)^0xbf58476d1ce4e5b9) | 1
 }
 
 // admitEvery is how many of the misses that would evict one admits: the

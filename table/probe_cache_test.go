@@ -92,7 +92,7 @@ func TestLookupPinnedAndCachedKeyPages(t *testing.T) {
 		for i := range ids {
 			ids[i] = int32(i)
 		}
-		for round := range 2 { // decoded, then cached
+		for round := range 3 { // decoded, decoded into the cache, then cached
 			ms, err := d.lookup(keys, ids, nil)
 			if err != nil {
 				t.Fatal(err)
@@ -198,4 +198,70 @@ func bitsLen(x int) int {
 		n++
 	}
 	return n
+}
+
+// A key page missed for the first time in a while is decoded for the batch
+// and not cached (a page that may be sampled caches its sample), unless the
+// batch searches it for upgradeAfter keys or more; missed again, it is
+// cached whole.
+func TestKeyPageCachedOnItsSecondMiss(t *testing.T) {
+	const rows = 12 * DefaultPageRows
+	d, _, types := sampleTestFile(t, BigInt().NotNull(), rows, "none")
+	d.keyCache = newKeyPageCache(1 << 20)
+	key := func(i int) []byte {
+		return AppendKeyDatums(nil, types, []Datum{IntDatum(int64(i / 3000)), IntDatum(int64(10*i) - 1<<40)})
+	}
+	rowOf := func(p int) int { return int(d.keyPages()[p].span.first) + 100 }
+	lookup := func(rs ...int) {
+		t.Helper()
+		var keys [][]byte
+		var ids []int32
+		for _, r := range rs {
+			keys, ids = append(keys, key(r)), append(ids, int32(len(ids)))
+		}
+		ms, err := d.lookup(keys, ids, nil)
+		if err != nil || len(ms) != len(rs) {
+			t.Fatalf("rows %v: %v, %v", rs, ms, err)
+		}
+		for i, m := range ms {
+			if m.pos != int64(rs[i]) {
+				t.Fatalf("row %d found at %d", rs[i], m.pos)
+			}
+		}
+	}
+	whole := func(p int) bool { return d.keyCache.pages[keyPageID{file: d.id, page: p}] != nil }
+	sampled := func(p int) bool { return d.keyCache.pages[keyPageID{file: d.id, page: p, sample: true}] != nil }
+	spanning, pinning := -1, -1
+	for p, pb := range d.keyPages() {
+		if pb.pinned == 0 && spanning < 0 {
+			spanning = p
+		}
+		if pb.pinned == 1 && pinning < 0 {
+			pinning = p
+		}
+	}
+	if spanning < 0 || pinning < 0 {
+		t.Fatal("want a page spanning key groups and one pinning its key group")
+	}
+	lookup(rowOf(spanning))
+	if whole(spanning) || sampled(spanning) {
+		t.Fatal("a page spanning key groups is cached on its first miss")
+	}
+	lookup(rowOf(spanning))
+	if !whole(spanning) {
+		t.Fatal("a page spanning key groups is not cached on its second miss")
+	}
+	lookup(rowOf(pinning))
+	if whole(pinning) || !sampled(pinning) {
+		t.Fatalf("a page pinning its key group, searched for one key: cached whole %v, sampled %v; want its sample", whole(pinning), sampled(pinning))
+	}
+	dense := pinning + 1
+	for d.keyPages()[dense].pinned != 1 {
+		dense++
+	}
+	r := rowOf(dense)
+	lookup(r, r+1, r+2, r+3)
+	if !whole(dense) || sampled(dense) {
+		t.Fatalf("a page searched for %d keys by one batch: cached whole %v, sampled %v", upgradeAfter, whole(dense), sampled(dense))
+	}
 }

@@ -192,7 +192,15 @@ func (d *DataFile) lookup(keys [][]byte, ids []int32, out []probeMatch) (_ []pro
 			continue
 		}
 		if decoded != p {
-			if page, err = kr.page(p, sc); err != nil {
+			// A batch with upgradeAfter keys or more within the page's
+			// bounds searches it enough to cache it whole now (bounds
+			// of the whole key where the page may be sampled).
+			dense := pb.hi == nil
+			if e := j + upgradeAfter - 1; !dense && e < len(keys) {
+				ke := keys[e]
+				dense = bytes.Compare(ke[:min(len(ke), len(pb.hi))], pb.hi) <= 0
+			}
+			if page, err = kr.page(p, sc, dense); err != nil {
 				return out, err
 			}
 			types = d.keyTypes[pb.pinned:]
@@ -377,16 +385,21 @@ func (d *DataFile) newKeyPageReader(pages []pageBound, keys [][]byte, exact bool
 }
 
 // page returns key page p: the key fields from pageBound.pinned on, from
-// the key-page cache, or the page's sample from it, else decoded. A page
-// that may be sampled is read whole and cached (packed) when it fits, or
-// once its sample has been searched upgradeAfter times and often enough to
-// displace what it would evict (admitsOver); else its sample is cached:
-// of a page of zstd frames, the page is not read, and its sample knows the
-// page's bounds only until probes read its runs; of another, the page is
-// decoded into sc's vectors and sampled whole. Another page is read whole,
-// and cached where the cache admits it, else decoded into sc's vectors.
-// The page is read-only.
-func (kr *keyPageReader) page(p int, sc *probeScratch) (*keyPage, error) {
+// the key-page cache, or the page's sample from it, else decoded. dense
+// says the batch searches the page for upgradeAfter keys or more. A page
+// that may be sampled is read whole and cached (packed) when it fits and
+// the batch is dense, or once its sample has been searched upgradeAfter
+// times and often enough to displace what it would evict (admitsOver);
+// else its sample is cached: of a page of zstd frames, the page is not
+// read, and its sample knows the page's bounds only until probes read its
+// runs; of another, the page is decoded into sc's vectors and sampled
+// whole. Another page is read whole, and cached on its second miss in a
+// while (firstMiss) where the cache admits it, else decoded into sc's
+// vectors: a page missed once is likely not searched again (a page a key
+// filter let a key pass to in vain, in maintenance, or one of a file
+// compaction is about to replace), and caching it would cost several
+// times its decoding (packing, copying). The page is read-only.
+func (kr *keyPageReader) page(p int, sc *probeScratch, dense bool) (*keyPage, error) {
 	id := keyPageID{file: kr.d.id, page: p}
 	cache := kr.d.keyCache
 	sampled := kr.sampleable(p)
@@ -410,7 +423,7 @@ func (kr *keyPageReader) page(p int, sc *probeScratch) (*keyPage, error) {
 		}
 	case sampled && kr.runsReadable(p):
 		switch {
-		case cache.fits(size):
+		case dense && cache.fits(size):
 		case kr.framed(p):
 			sp := &keyPage{sample: kr.partialKeySample(p)}
 			cache.add(sampleID, sp)
@@ -427,7 +440,7 @@ func (kr *keyPageReader) page(p int, sc *probeScratch) (*keyPage, error) {
 			}
 			return &sc.page, nil
 		}
-	case !cache.admits(size):
+	case cache.firstMiss(id) || !cache.admits(size):
 		sc.prepare(kr.d.keyTypes)
 		if err := kr.read(p, from, sc.keyVecs); err != nil {
 			return nil, err
