@@ -185,12 +185,17 @@ var legacyDataFileWriter = false
 // order parquet-go's column writers took them (DataFileWriter.writeRows).
 func (w *pageWriter) appendRows(l *dataFileLayout, keyField []bool, rec arrow.Record, keyCols []arrow.Array, seqs []int64, kinds []ValueKind, lo, hi int) error {
 	for k, a := range keyCols {
-		for _, ci := range [2]int{k, l.fieldCol(l.keyIdx[k])} {
-			c := &w.cols[ci]
-			w.appendArrow(c, a, l.keyTypes[k], lo, hi)
-			if err := w.afterAppend(c); err != nil {
-				return err
-			}
+		// The key field's own column holds the _KEY_ column's values, its
+		// pages cut at the same rows (their buffered sizes are equal): it
+		// takes a copy of the key column's open page.
+		key, field := &w.cols[k], &w.cols[l.fieldCol(l.keyIdx[k])]
+		w.appendArrow(key, a, l.keyTypes[k], lo, hi)
+		field.copyPage(key)
+		if err := w.afterAppend(key); err != nil {
+			return err
+		}
+		if err := w.afterAppend(field); err != nil {
+			return err
 		}
 	}
 	seq := &w.cols[l.seqCol()]

@@ -134,6 +134,16 @@ func (c *pageColumn) appendFixed(b []byte, n int) {
 	c.plain = append(c.plain, b...)
 }
 
+// copyPage makes the column's open page a copy of k's, a column of the
+// same type.
+func (c *pageColumn) copyPage(k *pageColumn) {
+	c.ref = k.ref
+	c.plain = append(c.plain[:0], k.plain...)
+	c.levels = append(c.levels[:0], k.levels...)
+	c.rows, c.nulls, c.byteValues = k.rows, k.nulls, k.byteValues
+	c.minOff, c.maxOff = k.minOff, k.maxOff
+}
+
 // detach copies referenced values into plain.
 func (c *pageColumn) detach() {
 	if c.ref != nil {
