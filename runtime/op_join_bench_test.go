@@ -1,10 +1,7 @@
 package runtime
 
 import (
-	"fmt"
-	"path/filepath"
 	goruntime "runtime"
-	"syscall"
 	"testing"
 
 	"github.com/lakestate/lakestate/keygroup"
@@ -120,20 +117,7 @@ func benchJoinNexmark(b *testing.B, query, backend string) {
 	}
 	op := &joinOp{spec: &joinSpec{name: "join", sides: sides, where: q.spec.Where, width: len(q.spec.Select), spans: joinSpans(q.spec.Select)}}
 
-	dir := b.TempDir()
-	var be subtask.Backend
-	var err error
-	if backend == "paimon" {
-		be, err = subtask.OpenPaimon(filepath.Join(dir, "state"), subtask.PaimonOptions{NoDeletionVectors: true})
-	} else {
-		be, err = subtask.OpenPebble(filepath.Join(dir, "db"), subtask.PebbleOptions{
-			CheckpointDir: func(id int64) string { return filepath.Join(dir, fmt.Sprintf("chk-%d", id)) },
-		})
-	}
-	if err != nil {
-		b.Fatal(err)
-	}
-	b.Cleanup(func() { be.Close() })
+	be := openBenchBackend(b, backend)
 	store := subtask.NewStore(be)
 	ctx := &OperatorContext{Store: store, KeyGroups: keygroup.Range{Start: 0, End: maxPar - 1}, MaxParallelism: maxPar}
 	if err := op.Open(ctx); err != nil {
@@ -221,14 +205,4 @@ func benchJoinNexmark(b *testing.B, query, backend string) {
 	}
 	b.ReportMetric(float64(cpu)/float64(b.N), "thread-cpu-ns/op")
 	b.ReportMetric(float64(out.n)/float64(b.N), "out/op")
-}
-
-// benchThreadCPU is the CPU time the calling thread used so far, in
-// nanoseconds; the benchmark locks its goroutine to its thread.
-func benchThreadCPU(b *testing.B) int64 {
-	var ru syscall.Rusage
-	if err := syscall.Getrusage(syscall.RUSAGE_THREAD, &ru); err != nil {
-		b.Fatal(err)
-	}
-	return ru.Utime.Nano() + ru.Stime.Nano()
 }

@@ -1,10 +1,7 @@
 package runtime
 
 import (
-	"fmt"
-	"path/filepath"
 	goruntime "runtime"
-	"syscall"
 	"testing"
 
 	"github.com/lakestate/lakestate/keygroup"
@@ -159,20 +156,7 @@ func benchStateOps(b *testing.B, query, backend string) {
 	stores := make([]*subtask.Store, len(ob.ops))
 	outs := make([]collectingEmitter, len(ob.ops))
 	for i, op := range ob.ops {
-		dir := b.TempDir()
-		var be subtask.Backend
-		var err error
-		if backend == "paimon" {
-			be, err = subtask.OpenPaimon(filepath.Join(dir, "state"), subtask.PaimonOptions{NoDeletionVectors: true})
-		} else {
-			be, err = subtask.OpenPebble(filepath.Join(dir, "db"), subtask.PebbleOptions{
-				CheckpointDir: func(id int64) string { return filepath.Join(dir, fmt.Sprintf("chk-%d", id)) },
-			})
-		}
-		if err != nil {
-			b.Fatal(err)
-		}
-		b.Cleanup(func() { be.Close() })
+		be := openBenchBackend(b, backend)
 		stores[i] = subtask.NewStore(be)
 		ctx := &OperatorContext{Store: stores[i], KeyGroups: keygroup.Range{Start: 0, End: opsBenchMaxPar - 1}, MaxParallelism: opsBenchMaxPar}
 		if err := op.Open(ctx); err != nil {
@@ -214,7 +198,7 @@ func benchStateOps(b *testing.B, query, backend string) {
 			}
 		}
 		b.StartTimer()
-		cpu0 := opsThreadCPU(b)
+		cpu0 := benchThreadCPU(b)
 		recs := in
 		for i, op := range ob.ops {
 			outs[i].recs = outs[i].recs[:0]
@@ -228,11 +212,11 @@ func benchStateOps(b *testing.B, query, backend string) {
 		for _, s := range stores {
 			s.EndBatch()
 		}
-		cpu += opsThreadCPU(b) - cpu0
+		cpu += benchThreadCPU(b) - cpu0
 		done += n
 		if batches%interval == interval-1 {
 			id++
-			cpu0 := opsThreadCPU(b)
+			cpu0 := benchThreadCPU(b)
 			for i, s := range stores {
 				if backend == "pebble" {
 					if _, err := s.Flush(id); err != nil {
@@ -247,20 +231,10 @@ func benchStateOps(b *testing.B, query, backend string) {
 					b.Fatal(err)
 				}
 			}
-			flushCPU += opsThreadCPU(b) - cpu0
+			flushCPU += benchThreadCPU(b) - cpu0
 		}
 	}
 	b.ReportMetric(float64(cpu)/float64(b.N), "thread-cpu-ns/op")
 	b.ReportMetric(float64(flushCPU)/float64(b.N), "flush-cpu-ns/op")
 	b.ReportMetric(float64(outs[len(outs)-1].n)/float64(b.N), "out/op")
-}
-
-// opsThreadCPU is the CPU time the calling thread used so far, in
-// nanoseconds; the benchmark locks its goroutine to its thread.
-func opsThreadCPU(b *testing.B) int64 {
-	var ru syscall.Rusage
-	if err := syscall.Getrusage(syscall.RUSAGE_THREAD, &ru); err != nil {
-		b.Fatal(err)
-	}
-	return ru.Utime.Nano() + ru.Stime.Nano()
 }
