@@ -44,6 +44,9 @@ type jobActor struct {
 	final       int64
 	completed   int64
 	committed   map[int]int64
+	// failures counts the checkpoints that failed since the last one
+	// completed.
+	failures int
 	// stalled counts the stores whose maintenance is behind (too many
 	// sorted runs): while any is, the sources hold.
 	stalled int
@@ -353,6 +356,7 @@ func (j *jobActor) inject(id int64) {
 func (j *jobActor) complete(ctx actor.Context, id int64) {
 	j.trig.ended(id)
 	j.completed = max(j.completed, id)
+	j.failures = 0
 	j.env.sys.Send(j.driver, &evCompleted{id: id})
 	j.checkFinished()
 	// While a store is stalled, checkpoints follow each other: each one's
@@ -366,6 +370,16 @@ func (j *jobActor) complete(ctx actor.Context, id int64) {
 func (j *jobActor) abort(ctx actor.Context, id int64, err error) {
 	j.trig.ended(id)
 	j.env.sys.Send(j.driver, &evAborted{id: id, err: err})
+	// A checkpoint older than a completed one was subsumed by it, not
+	// failed. The others fail the run once too many fail in a row: a
+	// cause that lasts would have every retry fail, the run never ending.
+	if id > j.completed {
+		j.failures++
+		if n := j.env.opts.CheckpointFailures; n >= 0 && j.failures > n {
+			j.failRun(fmt.Errorf("run %s: %d checkpoints failed in a row, the last (%d): %w", j.env.opts.Name, j.failures, id, err))
+			return
+		}
+	}
 	// A final checkpoint aborted because a later one completed (checkpoints
 	// overlap) is not needed again: the later one captured all output too.
 	// Otherwise another is asked for after a pause, not at once: one that

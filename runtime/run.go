@@ -76,6 +76,15 @@ type Options struct {
 	// CheckpointTimeout aborts a checkpoint that takes longer; default 10
 	// minutes.
 	CheckpointTimeout time.Duration
+	// CheckpointFailures is how many checkpoints in a row may fail (a
+	// store declines, an upload, the metadata write or a timeout aborts it)
+	// before the run fails with the last one's cause; a completed
+	// checkpoint starts the count again, and one aborted because a later
+	// one completed is no failure. A failure that lasts (the local state
+	// or checkpoint directory gone, a full disk) would otherwise have the
+	// run retry checkpoints for ever, its state held in memory meanwhile.
+	// Default DefaultCheckpointFailures; negative: no bound.
+	CheckpointFailures int
 	// IdlePoll is how long a source with nothing to read waits before it
 	// polls again; default 10ms.
 	IdlePoll time.Duration
@@ -109,7 +118,14 @@ func (o *Options) defaults() {
 	if o.Wait == 0 {
 		o.Wait = 10 * time.Minute
 	}
+	if o.CheckpointFailures == 0 {
+		o.CheckpointFailures = DefaultCheckpointFailures
+	}
 }
+
+// DefaultCheckpointFailures is the default Options.CheckpointFailures: with
+// a checkpoint every 500 ms, five seconds of failing checkpoints.
+const DefaultCheckpointFailures = 10
 
 // Run is a running job, driven from outside the actors: from one goroutine,
 // the simulation's owner when the system is simulated.

@@ -426,11 +426,12 @@ func TestStopWaitsForRunningSinkCommit(t *testing.T) {
 // A final checkpoint that fails on every try (here every store declines:
 // the test's stores have no checkpoint support) is asked for again after a
 // pause, not at once: in a simulation the clock moves on, and the run is
-// not busy retrying for ever.
+// not busy retrying. (Unbounded here: by default the run fails after
+// DefaultCheckpointFailures of them.)
 func TestFailingFinalCheckpointIsRetriedAfterAPause(t *testing.T) {
 	sim := actors.NewSim(actors.SimOptions{Options: actors.Options{Seed: 1}, MaxSteps: 200_000})
 	run, err := Start(sim.System(), keyedGraph(func() Operator { return openedOp{opened: new(atomic.Int32)} }),
-		Options{Parallelism: 2, Backend: &countedBackend{}, Dir: t.TempDir()})
+		Options{Parallelism: 2, Backend: &countedBackend{}, Dir: t.TempDir(), CheckpointFailures: -1})
 	if err != nil {
 		t.Fatal(err)
 	}
