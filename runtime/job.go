@@ -84,8 +84,8 @@ func (j *jobActor) Receive(ctx actor.Context) {
 		if j.trig.request(m.token) {
 			j.askCheckpoint(ctx)
 		}
-	case *finalRetry:
-		j.retryFinal(ctx)
+	case *abortRetry:
+		j.retryAborted(ctx)
 	case *checkpointTick:
 		if j.trig.request(0) {
 			j.askCheckpoint(ctx)
@@ -385,21 +385,27 @@ func (j *jobActor) abort(ctx actor.Context, id int64, err error) {
 	// Otherwise another is asked for after a pause, not at once: one that
 	// fails on every try (a store declining it, storage down) would be
 	// retried in a loop that keeps the system busy and, in a simulation,
-	// its clock from moving.
-	if j.final == id && j.completed < id {
+	// its clock from moving. So is one while a store is stalled: the
+	// sources hold, and only checkpoints let maintenance catch up (or,
+	// failing, end the run); without a periodic trigger none would come.
+	switch {
+	case j.final == id && j.completed < id:
 		j.final = 0
-		j.env.sys.Clock().SendAfter(j.env.opts.IdlePoll, ctx.Self(), &finalRetry{})
+		j.env.sys.Clock().SendAfter(j.env.opts.IdlePoll, ctx.Self(), &abortRetry{})
+	case j.stalled > 0:
+		j.env.sys.Clock().SendAfter(j.env.opts.IdlePoll, ctx.Self(), &abortRetry{})
 	}
 	if j.trig.next() {
 		j.askCheckpoint(ctx)
 	}
 }
 
-// finalRetry asks again for the final checkpoint after one was aborted,
-// unless another has been injected since.
-type finalRetry struct{}
+// abortRetry asks again for a checkpoint after the final one, or one while
+// a store was stalled, was aborted, unless the final one has been injected
+// since.
+type abortRetry struct{}
 
-func (j *jobActor) retryFinal(ctx actor.Context) {
+func (j *jobActor) retryAborted(ctx actor.Context) {
 	if j.final == 0 && j.trig.request(0) {
 		j.askCheckpoint(ctx)
 	}
