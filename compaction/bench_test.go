@@ -308,6 +308,35 @@ func liveSizes(tb testing.TB, e *env) map[string]int64 {
 	return out
 }
 
+// shapeInterval runs the session's shaping jobs until they have read
+// interval bytes of data files (or none is left) and returns the wait of
+// the barrier that arrives then: what the step in progress reads past the
+// interval.
+func shapeInterval(b *testing.B, e *env, s *Session, interval int64) (wait int64) {
+	var shaped int64
+	for shaped < interval {
+		j := s.NextJob(e.now)
+		if j == nil {
+			break
+		}
+		_, r0 := e.fio.dataReads()
+		if err := s.Finish(j.Run()); err != nil {
+			b.Fatal(err)
+		}
+		_, r1 := e.fio.dataReads()
+		shaped += r1 - r0
+		wait = max(0, shaped-interval)
+	}
+	return wait
+}
+
+// pct is the p-th percentile of xs, in KiB.
+func pct(xs []int64, p int) float64 {
+	xs = slices.Clone(xs)
+	slices.Sort(xs)
+	return float64(xs[(len(xs)-1)*p/100]) / 1024
+}
+
 func lastAppendBytes(tb testing.TB, e *env, snap int64) int64 {
 	entries, _, err := e.tbl.ReadDelta(snap)
 	if err != nil {
@@ -364,20 +393,7 @@ func BenchmarkSyncWait(b *testing.B) {
 			slices.Sort(keys)
 			keys = slices.Compact(keys)
 			snap := e.bulk(keys, len(keys), fmt.Sprintf("c%d", chk))
-			var shaped, wait int64
-			for shaped < interval {
-				j := s.NextJob(e.now)
-				if j == nil {
-					break
-				}
-				_, r0 := e.fio.dataReads()
-				if err := s.Finish(j.Run()); err != nil {
-					b.Fatal(err)
-				}
-				_, r1 := e.fio.dataReads()
-				shaped += r1 - r0
-				wait = max(0, shaped-interval)
-			}
+			wait := shapeInterval(b, e, s, interval)
 			_, r0 := e.fio.dataReads()
 			w0 := s.Stats().RoundBytes
 			e.barrier(s, snap)
@@ -385,11 +401,6 @@ func BenchmarkSyncWait(b *testing.B) {
 			waits = append(waits, wait)
 			reads = append(reads, r1-r0)
 			writes = append(writes, s.Stats().RoundBytes-w0)
-		}
-		pct := func(xs []int64, p int) float64 {
-			xs = slices.Clone(xs)
-			slices.Sort(xs)
-			return float64(xs[(len(xs)-1)*p/100]) / 1024
 		}
 		for _, m := range []struct {
 			name string

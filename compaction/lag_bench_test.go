@@ -50,20 +50,7 @@ func benchAppendLag(b *testing.B, speed float64) {
 		delta := lastAppendBytes(b, e, snap)
 		ingested += delta
 		interval := int64(speed * float64(delta))
-		var shaped, wait int64
-		for shaped < interval {
-			j := s.NextJob(e.now)
-			if j == nil {
-				break
-			}
-			_, r0 := e.fio.dataReads()
-			if err := s.Finish(j.Run()); err != nil {
-				b.Fatal(err)
-			}
-			_, r1 := e.fio.dataReads()
-			shaped += r1 - r0
-			wait = max(0, shaped-interval)
-		}
+		wait := shapeInterval(b, e, s, interval)
 		w0 := s.Stats().RoundBytes
 		e.barrier(s, snap)
 		waits = append(waits, wait)
@@ -71,11 +58,6 @@ func benchAppendLag(b *testing.B, speed float64) {
 		runSum += s.Backpressure().SortedRuns
 	}
 	st := s.Stats()
-	pct := func(xs []int64, p int) float64 {
-		xs = slices.Clone(xs)
-		slices.Sort(xs)
-		return float64(xs[(len(xs)-1)*p/100]) / 1024
-	}
 	b.ReportMetric(float64(st.ShapingBytes+st.RoundBytes)/float64(ingested), "rewritten/ingested")
 	b.ReportMetric(float64(st.RoundBytes)/float64(ingested), "round-written/ingested")
 	b.ReportMetric(pct(roundWrites, 100), "round-written-max-KiB")

@@ -2,7 +2,6 @@ package runtime
 
 import (
 	"fmt"
-	"unsafe"
 
 	"github.com/lakestate/lakestate/subtask"
 )
@@ -90,41 +89,4 @@ func allColumns(n int) []int {
 		out[i] = i
 	}
 	return out
-}
-
-// groups gathers the records of a batch by key, in order of first
-// appearance, so that an operator folds a key's records and emits one net
-// change per key and batch.
-type groups struct {
-	// index maps a group's key encoding, a view of its bytes in enc, to
-	// the group. The bytes of a batch's keys stay unchanged until the next
-	// build, which clears the index before it writes enc again, so a group
-	// costs no allocation.
-	index map[string]int
-	first []int // per group, the record index of its first record
-	of    []int // per record, its group
-	enc   []byte
-}
-
-func (g *groups) build(recs []Record, cols []int) {
-	if g.index == nil {
-		g.index = map[string]int{}
-	}
-	clear(g.index)
-	g.first, g.of = g.first[:0], g.of[:0]
-	g.enc = g.enc[:0]
-	for i, r := range recs {
-		at := len(g.enc)
-		g.enc = appendCols(g.enc, r.Row, cols)
-		key := g.enc[at:]
-		gi, ok := g.index[string(key)]
-		if ok {
-			g.enc = g.enc[:at]
-		} else {
-			gi = len(g.first)
-			g.index[unsafe.String(unsafe.SliceData(key), len(key))] = gi
-			g.first = append(g.first, i)
-		}
-		g.of = append(g.of, gi)
-	}
 }

@@ -107,8 +107,7 @@ type windowOp struct {
 	window Window
 	agg    aggOp // the accumulator arithmetic
 	state  *subtask.TimeState
-	kb     *keyBatch
-	groups groups
+	keys   *distinctKeys
 	fired  int64
 	// nextEnd is the earliest window end that may still be open; the
 	// watermark fires nothing before it reaches nextEnd-1.
@@ -131,7 +130,7 @@ func (o *windowOp) Open(ctx *OperatorContext) error {
 		keyCols[i] = i
 	}
 	o.out = aggOp{spec: &aggSpec{name: o.spec.name, key: keySpec{cols: keyCols}, aggs: o.spec.aggs, float: o.spec.float}}
-	o.kb = newKeyBatch(o.spec.key)
+	o.keys = newDistinctKeys(o.spec.key)
 	o.fired, o.nextEnd = math.MinInt64, math.MinInt64
 	var err error
 	o.state, err = ctx.Store.Time(subtask.Layout{Name: "window", Key: o.spec.keyCols, Value: o.spec.value})
@@ -160,26 +159,25 @@ func (o *windowOp) Snapshot(int64) ([][]byte, error) {
 }
 
 func (o *windowOp) Process(_ int, recs []Record, _ Emitter) error {
-	keys, err := o.kb.of(recs)
+	keys, of, err := o.keys.of(recs)
 	if err != nil {
 		return err
 	}
-	o.groups.build(recs, o.spec.key.cols)
 	for i := range o.open {
 		o.open[i] = o.open[i][:0]
 	}
-	for len(o.open) < len(o.groups.first) {
+	for len(o.open) < len(keys) {
 		o.open = append(o.open, nil)
 	}
-	loaded := make([]bool, len(o.groups.first))
+	loaded := make([]bool, len(keys))
 	for i, r := range recs {
 		if r.Kind != Insert {
 			return fmt.Errorf("window aggregate %q: %s record; window input must be insert-only", o.spec.name, r.Kind)
 		}
-		g := o.groups.of[i]
+		g := int(of[i])
 		if !loaded[g] {
 			loaded[g] = true
-			if err := o.load(keys[o.groups.first[g]], g); err != nil {
+			if err := o.load(keys[g], g); err != nil {
 				return err
 			}
 		}
@@ -197,10 +195,10 @@ func (o *windowOp) Process(_ int, recs []Record, _ Emitter) error {
 			return applyErr
 		}
 	}
-	for g, first := range o.groups.first {
+	for g, key := range keys {
 		for _, wa := range o.open[g] {
 			if wa.dirty {
-				o.state.Put(keys[first], wa.end, 0, wa.acc)
+				o.state.Put(key, wa.end, 0, wa.acc)
 			}
 		}
 	}

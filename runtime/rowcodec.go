@@ -51,15 +51,6 @@ func uvarintSize(v uint64) int { return (bits.Len64(v|1) + 6) / 7 }
 
 func varintSize(v int64) int { return uvarintSize(uint64(v)<<1 ^ uint64(v>>63)) }
 
-// appendCols appends the datums of some columns of a row, without a count:
-// a key that tells the columns' values apart.
-func appendCols(dst []byte, r Row, cols []int) []byte {
-	for _, c := range cols {
-		dst = appendDatum(dst, r[c])
-	}
-	return dst
-}
-
 func appendDatum(dst []byte, d Datum) []byte {
 	switch hi, lo := d.Decimal(); {
 	case d.IsNull():

@@ -87,18 +87,8 @@ func TestSourceOutputUse(t *testing.T) {
 			if err := run.Wait(); err != nil {
 				t.Fatal(err)
 			}
-			if len(src.uses) != 1 || src.uses[0].Rows != c.want.Rows || !slices.Equal(src.uses[0].Columns, c.want.Columns) ||
-				(src.uses[0].Columns == nil) != (c.want.Columns == nil) {
-				t.Fatalf("opened with uses %v, want [%v]", src.uses, c.want)
-			}
-			got, err := out.Rows()
-			if err != nil {
-				t.Fatal(err)
-			}
-			counts := map[int64]int64{}
-			for _, r := range got {
-				counts[r[0].Int()] = r[1].Int()
-			}
+			src.checkOpenedWith(t, c.want)
+			counts := countsByKey(t, out)
 			if want := map[int64]int64{0: 17, 1: 17, 2: 16}; len(counts) != len(want) ||
 				counts[0] != want[0] || counts[1] != want[1] || counts[2] != want[2] {
 				t.Fatalf("counts %v, want %v", counts, want)
@@ -141,23 +131,37 @@ func TestSourceProjectionOfTwoConsumers(t *testing.T) {
 			if err := run.Wait(); err != nil {
 				t.Fatal(err)
 			}
-			if len(src.uses) != 1 || src.uses[0].Rows != c.want.Rows || !slices.Equal(src.uses[0].Columns, c.want.Columns) ||
-				(src.uses[0].Columns == nil) != (c.want.Columns == nil) {
-				t.Fatalf("opened with uses %v, want [%v]", src.uses, c.want)
-			}
+			src.checkOpenedWith(t, c.want)
 			for i, out := range outs {
-				got, err := out.Rows()
-				if err != nil {
-					t.Fatal(err)
-				}
-				counts := map[int64]int64{}
-				for _, r := range got {
-					counts[r[0].Int()] = r[1].Int()
-				}
+				counts := countsByKey(t, out)
 				if len(counts) != 3 || counts[0] != 17 || counts[1] != 17 || counts[2] != 16 {
 					t.Fatalf("consumer %d: counts %v, want 0:17 1:17 2:16", i, counts)
 				}
 			}
 		})
 	}
+}
+
+// checkOpenedWith fails the test unless the source was opened once, with
+// want as its output's use.
+func (s *reusingSource) checkOpenedWith(t *testing.T, want OutputUse) {
+	t.Helper()
+	if len(s.uses) != 1 || s.uses[0].Rows != want.Rows || !slices.Equal(s.uses[0].Columns, want.Columns) ||
+		(s.uses[0].Columns == nil) != (want.Columns == nil) {
+		t.Fatalf("opened with uses %v, want [%v]", s.uses, want)
+	}
+}
+
+// countsByKey is a [key, count] changelog table's rows as a map.
+func countsByKey(t *testing.T, out *ChangelogTable) map[int64]int64 {
+	t.Helper()
+	got, err := out.Rows()
+	if err != nil {
+		t.Fatal(err)
+	}
+	counts := map[int64]int64{}
+	for _, r := range got {
+		counts[r[0].Int()] = r[1].Int()
+	}
+	return counts
 }

@@ -222,7 +222,7 @@ func BenchmarkValueReadModifyWriteBuffered(b *testing.B) {
 }
 
 // BenchmarkValueGroups groups a batch of 16,384 keys, mostly distinct, by
-// the slots GetBatch gave them (compare runtime's BenchmarkGroupsBuild,
+// the slots GetBatch gave them (compare runtime's BenchmarkDistinctKeys,
 // which groups the same shape by an index of its own).
 func BenchmarkValueGroups(b *testing.B) {
 	const n = 16384

@@ -48,9 +48,15 @@ func localBenchFile(t *testing.T, n int64) (*DataFile, string, []benchRow) {
 // opens it; the file closes when the test ends.
 func localDataFile(t *testing.T, s *Schema, rec arrow.Record, seqs []int64) (*DataFile, string) {
 	t.Helper()
+	return localDataFileWith(t, s, rec, seqs, DataFileOptions{})
+}
+
+// localDataFileWith is localDataFile writing with opts.
+func localDataFileWith(t *testing.T, s *Schema, rec arrow.Record, seqs []int64, opts DataFileOptions) (*DataFile, string) {
+	t.Helper()
 	fio := NewLocalFileIO()
 	p := filepath.Join(t.TempDir(), "data-0.parquet")
-	if _, err := WriteDataFile(fio, p, s, rec, seqs, nil, DataFileOptions{}); err != nil {
+	if _, err := WriteDataFile(fio, p, s, rec, seqs, nil, opts); err != nil {
 		t.Fatal(err)
 	}
 	d, err := OpenDataFile(fio, p, s)

@@ -1,7 +1,6 @@
 package table
 
 import (
-	"path"
 	"testing"
 
 	"github.com/apache/arrow-go/v18/arrow/array"
@@ -32,16 +31,7 @@ func TestKeyPagesBoundedPastAConstantFirstKeyColumn(t *testing.T) {
 	}
 	rec := rb.NewRecordBatch()
 	defer rec.Release()
-	fio := NewLocalFileIO()
-	p := path.Join(t.TempDir(), "data-0.parquet")
-	if _, err := WriteDataFile(fio, p, s, rec, seqs, nil, DataFileOptions{}); err != nil {
-		t.Fatal(err)
-	}
-	d, err := OpenDataFile(fio, p, s)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer d.Close()
+	d, _ := localDataFile(t, s, rec, seqs)
 	types := []DataType{Int().NotNull(), BigInt().NotNull()}
 	key := func(k int64) []byte { return AppendKeyDatums(nil, types, []Datum{IntDatum(7), IntDatum(k)}) }
 	pages := d.keyPages()

@@ -1,7 +1,6 @@
 package table
 
 import (
-	"path"
 	"testing"
 
 	"github.com/apache/arrow-go/v18/arrow/array"
@@ -33,17 +32,8 @@ func TestUnpackedKeyPageCopyFromLongerScratch(t *testing.T) {
 	}
 	rec := rb.NewRecordBatch()
 	rb.Release()
-	fio := NewLocalFileIO()
-	p := path.Join(t.TempDir(), "data-0.parquet")
-	if _, err := WriteDataFile(fio, p, s, rec, seqs, nil, DataFileOptions{PageRows: 64}); err != nil {
-		t.Fatal(err)
-	}
+	d, _ := localDataFileWith(t, s, rec, seqs, DataFileOptions{PageRows: 64})
 	rec.Release()
-	d, err := OpenDataFile(fio, p, s)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer d.Close()
 	d.keyCache = newKeyPageCache(1 << 20)
 	pages := d.keyPages()
 	sc := new(probeScratch)
